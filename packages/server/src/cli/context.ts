@@ -1,0 +1,24 @@
+import { type Config, type ConfigFlags, loadConfig } from '../config/config.js';
+import { openStorage, type Storage } from '../storage/database.js';
+
+export interface GlobalFlags extends ConfigFlags {
+  demo?: boolean;
+}
+
+/** Loads the configuration and opens the database the command works on. */
+export function openContext(flags: GlobalFlags): { config: Config; storage: Storage } {
+  const config = loadConfig(process.env, flags);
+  const storage = openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  return { config, storage };
+}
+
+/** Runs work against a migrated database and closes it afterwards. */
+export async function withStorage<T>(flags: GlobalFlags, work: (storage: Storage, config: Config) => Promise<T>): Promise<T> {
+  const { config, storage } = openContext(flags);
+  try {
+    await storage.migrate();
+    return await work(storage, config);
+  } finally {
+    await storage.close();
+  }
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ConfigError } from '../config/config.js';
+import { AppError } from '../errors/app-error.js';
+import { systemClock } from '../clock.js';
+import { createKeyService } from '../tenancy/key-service.js';
+import { PLANS } from '../tenancy/tenant.js';
+import { createTenantService } from '../tenancy/tenant-service.js';
+import { type GlobalFlags, withStorage } from './context.js';
+import { serve } from './serve.js';
+
+function positiveInteger(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
+  return Number(value);
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+const program = new Command('authority')
+  .description('Authority Runtime: authorization for AI agents and physical machines')
+  .option('--data-dir <dir>', 'SQLite data directory (embedded mode; env DATA_DIR)')
+  .option('--database-url <url>', 'PostgreSQL URL (server mode; env DATABASE_URL)')
+  .option('--log-level <level>', 'log level (env LOG_LEVEL)')
+  .showHelpAfterError();
+
+const globals = (command: Command): GlobalFlags => command.optsWithGlobals() as GlobalFlags;
+
+program
+  .command('serve')
+  .description('run the HTTP service (migrates the embedded database; prints a demo key on a first start)')
+  .option('--port <port>', 'port to listen on (env PORT, default 8080)')
+  .option('--host <host>', 'address to bind (env HOST)')
+  .option('--demo', 'create the demo tenant on an empty database in server mode too')
+  .action(async (_options, command: Command) => serve(globals(command)));
+
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .action(async (_options, command: Command) => {
+    await withStorage(globals(command), async (storage) => {
+      process.stdout.write(`Database is at the latest schema (${storage.dialect}).\n`);
+    });
+  });
+
+const tenants = program.command('tenants').description('manage tenants');
+tenants
+  .command('create <id>')
+  .description('create a tenant and print it with its owner API key (shown once)')
+  .option('--name <name>', 'display name (default: the id)')
+  .addOption(new Option('--plan <plan>', 'plan').choices(PLANS).default('pro'))
+  .option('--rate-limit <n>', 'requests per minute per key (enterprise plan)', positiveInteger)
+  .action(async (id: string, options: { name?: string; plan: string; rateLimit?: number }, command: Command) => {
+    await withStorage(globals(command), async (storage) => {
+      print(
+        await createTenantService(storage, systemClock).create({
+          id,
+          name: options.name,
+          plan: options.plan,
+          rateLimitPerMinute: options.rateLimit,
+        }),
+      );
+    });
+  });
+tenants
+  .command('list')
+  .description('list tenants')
+  .action(async (_options, command: Command) => {
+    await withStorage(globals(command), async (storage) => print(await createTenantService(storage, systemClock).list()));
+  });
+
+const keys = program.command('keys').description("manage a tenant's API keys");
+keys
+  .command('create')
+  .description('create an API key and print it (shown once)')
+  .requiredOption('--tenant <id>', 'tenant id')
+  .requiredOption('--name <name>', 'key name')
+  .requiredOption('--role <role>', 'role: owner, admin, policy_admin, senior_approver, approver, auditor, agent, edge')
+  .option('--scopes <list>', 'comma-separated permissions, a subset of the role')
+  .option('--expires-at <iso>', 'expiry as an ISO 8601 date-time')
+  .action(
+    async (
+      options: { tenant: string; name: string; role: string; scopes?: string; expiresAt?: string },
+      command: Command,
+    ) => {
+      await withStorage(globals(command), async (storage) => {
+        if (!(await createTenantService(storage, systemClock).get(options.tenant))) {
+          throw new AppError('NOT_FOUND', `No tenant ${options.tenant}`);
+        }
+        const service = createKeyService(storage, systemClock, () => {});
+        print(
+          await service.create(
+            options.tenant,
+            {
+              name: options.name,
+              role: options.role,
+              scopes: options.scopes?.split(',').map((s) => s.trim()).filter(Boolean),
+              expiresAt: options.expiresAt,
+            },
+            null,
+          ),
+        );
+      });
+    },
+  );
+keys
+  .command('list')
+  .description("list a tenant's API keys (never the secrets)")
+  .requiredOption('--tenant <id>', 'tenant id')
+  .action(async (options: { tenant: string }, command: Command) => {
+    await withStorage(globals(command), async (storage) =>
+      print(await createKeyService(storage, systemClock, () => {}).list(options.tenant)),
+    );
+  });
+keys
+  .command('revoke <keyId>')
+  .description('revoke an API key')
+  .requiredOption('--tenant <id>', 'tenant id')
+  .action(async (keyId: string, options: { tenant: string }, command: Command) => {
+    await withStorage(globals(command), async (storage) => {
+      await createKeyService(storage, systemClock, () => {}).revoke(options.tenant, keyId);
+      process.stdout.write(`Revoked ${keyId}.\n`);
+    });
+  });
+
+function describe(error: unknown): string {
+  if (error instanceof ConfigError) return `configuration error: ${error.message}`;
+  if (error instanceof AppError) {
+    const issues = (error.details?.issues as { path: string; message: string }[] | undefined) ?? [];
+    return issues.length > 0 ? issues.map((i) => i.message).join('; ') : error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`authority: ${describe(error)}\n`);
+  process.exit(error instanceof ConfigError ? 2 : 1);
+});

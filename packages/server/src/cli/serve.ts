@@ -1,0 +1,65 @@
+import { Redis } from 'ioredis';
+import { systemClock } from '../clock.js';
+import { resolveMasterKey } from '../config/master-key.js';
+import { buildServer } from '../http/build-server.js';
+import { createTenantService } from '../tenancy/tenant-service.js';
+import { type GlobalFlags, openContext } from './context.js';
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** `authority serve`: migrate when embedded, listen, print the demo credentials on a first start. */
+export async function serve(flags: GlobalFlags): Promise<void> {
+  const { config, storage } = openContext(flags);
+  if (config.mode === 'embedded') resolveMasterKey(config);
+  // The embedded default migrates itself; in server mode `authority migrate` is a deployment step,
+  // but applying pending migrations here too keeps a single-instance set-up to one command.
+  await storage.migrate();
+
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : undefined;
+  redis?.on('error', () => {});
+
+  const app = await buildServer({
+    config,
+    storage,
+    clock: systemClock,
+    redis,
+    logger: { level: config.logLevel },
+  });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const base = `http://${displayHost(config.host)}:${port}`;
+
+  const lines = [`Authority Runtime listening on ${base} (${config.mode} mode, API reference at ${base}/docs)`];
+  if (config.mode === 'embedded' || flags.demo) {
+    const demo = await createTenantService(storage, systemClock).bootstrapDemo();
+    if (demo) {
+      lines.push(
+        '',
+        `Created tenant "${demo.tenant.id}" (plan ${demo.tenant.plan}) with an owner API key.`,
+        `Owner API key (shown once; store it now): ${demo.ownerKey.key}`,
+        'Try it:',
+        `  curl -s ${base}/tenant -H "Authorization: Bearer ${demo.ownerKey.key}" -H "x-tenant-id: ${demo.tenant.id}"`,
+        '',
+      );
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    await app.close();
+    redis?.disconnect();
+    await storage.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}

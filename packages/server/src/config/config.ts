@@ -1,0 +1,175 @@
+import ipaddr from 'ipaddr.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** A CIDR block parsed once at start. */
+export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+export interface Config {
+  /** `embedded` without DATABASE_URL (SQLite in dataDir), `server` with a PostgreSQL DATABASE_URL. */
+  mode: 'embedded' | 'server';
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** 32 bytes; undefined in embedded mode until the data directory's key file is loaded. */
+  masterKey: Buffer | undefined;
+  redisUrl: string | undefined;
+  publicBaseUrl: string;
+  logLevel: LogLevel;
+  trustProxy: Cidr[];
+  adminToken: string | undefined;
+  metricsToken: string | undefined;
+  rateLimitPerIp: number;
+}
+
+/** Values given on the command line; they win over the environment. */
+export interface ConfigFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  logLevel?: string;
+}
+
+/** A configuration value that cannot be used; `message` is one line naming the variable. */
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, problem: string) {
+    super(`${variable} ${problem}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function parseInteger(variable: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw)) {
+    throw new ConfigError(variable, `must be an integer between ${min} and ${max} (got "${raw}")`);
+  }
+  const value = Number(raw);
+  if (value < min || value > max) {
+    throw new ConfigError(variable, `must be an integer between ${min} and ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+function parseUrl(variable: string, raw: string, protocols: readonly string[]): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(variable, `must be a URL (${protocols.join(' or ')})`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(variable, `must use ${protocols.join(' or ')} (got "${url.protocol}")`);
+  }
+  return url;
+}
+
+/** Decodes a 32-byte master key given as 64 hex characters or as base64. */
+export function parseMasterKey(raw: string): Buffer {
+  const variable = 'AUTHORITY_MASTER_KEY';
+  let key: Buffer | undefined;
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) key = Buffer.from(raw, 'hex');
+  else if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) key = Buffer.from(raw, 'base64');
+  if (key?.length !== 32) {
+    throw new ConfigError(variable, 'must be 32 bytes, given as 64 hex characters or base64');
+  }
+  return key;
+}
+
+function parseTrustProxy(raw: string): Cidr[] {
+  return raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      try {
+        return part.includes('/') ? ipaddr.parseCIDR(part) : ([ipaddr.parse(part), part.includes(':') ? 128 : 32] as Cidr);
+      } catch {
+        throw new ConfigError('TRUST_PROXY', `must be a comma-separated list of addresses or CIDR blocks (got "${part}")`);
+      }
+    });
+}
+
+/**
+ * Reads and validates the configuration. Throws ConfigError for the first bad value; nothing here
+ * touches the disk or the network.
+ */
+export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
+  const portRaw = nonEmpty(flags.port) ?? nonEmpty(env.PORT);
+  const port = portRaw === undefined ? 8080 : parseInteger(flags.port ? '--port' : 'PORT', portRaw, 0, 65535);
+
+  const databaseUrl = nonEmpty(flags.databaseUrl) ?? nonEmpty(env.DATABASE_URL);
+  if (databaseUrl !== undefined) parseUrl('DATABASE_URL', databaseUrl, ['postgres:', 'postgresql:']);
+  const mode = databaseUrl === undefined ? 'embedded' : 'server';
+
+  const host = nonEmpty(flags.host) ?? nonEmpty(env.HOST) ?? (mode === 'embedded' ? '127.0.0.1' : '0.0.0.0');
+  if (!ipaddr.isValid(host) && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
+    throw new ConfigError('HOST', `must be an address or host name (got "${host}")`);
+  }
+
+  const dataDir = nonEmpty(flags.dataDir) ?? nonEmpty(env.DATA_DIR) ?? './data';
+
+  const masterKeyRaw = nonEmpty(env.AUTHORITY_MASTER_KEY);
+  const masterKey = masterKeyRaw === undefined ? undefined : parseMasterKey(masterKeyRaw);
+  if (mode === 'server' && masterKey === undefined) {
+    throw new ConfigError('AUTHORITY_MASTER_KEY', 'is required when DATABASE_URL is set (32 bytes, hex or base64)');
+  }
+
+  const redisUrl = nonEmpty(env.REDIS_URL);
+  if (redisUrl !== undefined) parseUrl('REDIS_URL', redisUrl, ['redis:', 'rediss:']);
+
+  const publicBaseRaw = nonEmpty(env.PUBLIC_BASE_URL);
+  if (mode === 'server' && publicBaseRaw === undefined) {
+    throw new ConfigError('PUBLIC_BASE_URL', 'is required when DATABASE_URL is set');
+  }
+  const publicBaseUrl =
+    publicBaseRaw === undefined
+      ? `http://localhost:${port}`
+      : parseUrl('PUBLIC_BASE_URL', publicBaseRaw, ['http:', 'https:']).toString().replace(/\/$/, '');
+
+  const logLevelRaw = nonEmpty(flags.logLevel) ?? nonEmpty(env.LOG_LEVEL) ?? 'info';
+  if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${logLevelRaw}")`);
+  }
+
+  const trustProxyRaw = nonEmpty(env.TRUST_PROXY);
+  const trustProxy = trustProxyRaw === undefined ? [] : parseTrustProxy(trustProxyRaw);
+
+  const adminToken = nonEmpty(env.AUTHORITY_ADMIN_TOKEN);
+  if (adminToken !== undefined && adminToken.length < 32) {
+    throw new ConfigError('AUTHORITY_ADMIN_TOKEN', 'must be at least 32 characters long');
+  }
+
+  const metricsToken = nonEmpty(env.METRICS_TOKEN);
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long');
+  }
+
+  const rateLimitRaw = nonEmpty(env.RATE_LIMIT_PER_IP);
+  const rateLimitPerIp = rateLimitRaw === undefined ? 500 : parseInteger('RATE_LIMIT_PER_IP', rateLimitRaw, 0, 10_000_000);
+
+  return {
+    mode,
+    port,
+    host,
+    databaseUrl,
+    dataDir,
+    masterKey,
+    redisUrl,
+    publicBaseUrl,
+    logLevel: logLevelRaw as LogLevel,
+    trustProxy,
+    adminToken,
+    metricsToken,
+    rateLimitPerIp,
+  };
+}

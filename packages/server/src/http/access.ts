@@ -1,0 +1,27 @@
+import type { Permission } from '../tenancy/permissions.js';
+import type { Principal } from '../tenancy/principal.js';
+
+/**
+ * What a route requires, declared on every route as `config.access`:
+ * - `public`: no credential and no tenant header (health, JWKS, docs).
+ * - `admin`: the `x-admin-token` header and no tenant header.
+ * - `tenant`: an API key, the `x-tenant-id` header, and the named permission (`any` for routes open
+ *   to every valid credential, such as `GET /tenant`).
+ */
+export type Access = { kind: 'public' } | { kind: 'admin' } | { kind: 'tenant'; permission: Permission | 'any' };
+
+export const PUBLIC: Access = { kind: 'public' };
+export const ADMIN: Access = { kind: 'admin' };
+export function needs(permission: Permission | 'any'): { access: Access } {
+  return { access: { kind: 'tenant', permission } };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    /** Set by authentication on `tenant` routes; null on public and admin routes. */
+    principal: Principal | null;
+  }
+}

@@ -1,0 +1,160 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { registerAjvFormats, type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/config.js';
+import { AppError } from '../errors/app-error.js';
+import type { Storage } from '../storage/database.js';
+import { createAuthenticator } from '../tenancy/authenticator.js';
+import { createKeyService } from '../tenancy/key-service.js';
+import { createTenantService } from '../tenancy/tenant-service.js';
+import { VERSION } from '../version.js';
+import { PUBLIC } from './access.js';
+import { authenticateTenantRequest, checkAdminToken, checkTenantReferences } from './authentication.js';
+import { sendError, toAppError } from './error-envelope.js';
+import { createHttpMetrics } from './metrics.js';
+import { requestIdFor, stripVersionPrefix } from './request-id.js';
+import { adminRoutes } from './routes/admin.js';
+import { healthRoutes } from './routes/health.js';
+import { keyRoutes } from './routes/keys.js';
+import { tenantRoutes } from './routes/tenant.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface ServerDeps {
+  config: Config;
+  storage: Storage;
+  clock: Clock;
+  redis?: Redis | undefined;
+  /** Fastify logger options; tests pass false. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+registerAjvFormats();
+
+/** Builds the HTTP application without listening, so tests drive it with inject() or a real port. */
+export async function buildServer(deps: ServerDeps): Promise<App> {
+  const { config, storage, clock } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    rewriteUrl: (req) => stripVersionPrefix(req.url ?? '/'),
+    trustProxy: false,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.decorateRequest('principal', null);
+
+  const metrics = createHttpMetrics();
+  const authenticator = createAuthenticator(storage, clock, (error) => app.log.warn({ err: error }, 'lastUsedAt update failed'));
+  const services = {
+    tenants: createTenantService(storage, clock),
+    keys: createKeyService(storage, clock, (hash) => authenticator.forget(hash)),
+  };
+
+  // Bodies: JSON only; an empty body is accepted (POST routes without a body) and left undefined.
+  app.removeAllContentTypeParsers();
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+
+  // Every route must say who may call it; routes added by plugins (the docs UI) are public.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) {
+      route.config = { ...(route.config ?? {}), access: PUBLIC };
+      route.schema = { ...(route.schema ?? {}), hide: true };
+    }
+    if (route.config?.access === undefined) throw new Error(`route ${route.method} ${route.url} declares no access`);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const access = request.routeOptions.config.access;
+    if (access === undefined || access.kind === 'public') return;
+    if (access.kind === 'admin') {
+      // Admin routes are only registered when the token is configured.
+      checkAdminToken(request, config.adminToken ?? '');
+      return;
+    }
+    request.principal = await authenticateTenantRequest(request, authenticator, access.permission);
+  });
+
+  app.addHook('preValidation', async (request) => {
+    if (request.principal !== null) checkTenantReferences(request, request.principal);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
+    metrics.requests.inc(labels);
+    metrics.duration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.header('x-request-id', request.id);
+    return sendError(request, reply, new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`));
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { appError, unexpected } = toAppError(error);
+    if (unexpected) request.log.error({ err: error, requestId: request.id }, 'request failed');
+    reply.header('x-request-id', request.id);
+    return sendError(request, reply, appError);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Authority Runtime',
+        version: VERSION,
+        description: 'Authorization runtime for AI agents and physical machines.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'API key (service_live_…)' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  await app.register(healthRoutes, { config, storage, redis: deps.redis, metrics });
+  await app.register(tenantRoutes, { tenants: services.tenants });
+  await app.register(keyRoutes, { keys: services.keys });
+  if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });
+
+  return app;
+}

@@ -1,0 +1,86 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorDetails } from '../errors/app-error.js';
+import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
+import { isDatabaseUnavailable } from '../storage/unavailable.js';
+
+/** Requests under `/v1/physical/*` answer with the physical surface's lower-snake codes. */
+export function isPhysicalSurface(url: string): boolean {
+  return /^\/physical(?=[/?#]|$)/.test(url);
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const code = isPhysicalSurface(request.url) ? ERROR_CODES[error.code].physical : error.code;
+  const body: { error: { code: string; message: string; details?: ErrorDetails; requestId: string } } = {
+    error: { code, message: error.message, requestId: request.id },
+  };
+  if (error.details !== undefined) body.error.details = error.details;
+  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+interface FastifyLikeError {
+  code?: string;
+  statusCode?: number;
+  validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>;
+  validationContext?: string;
+}
+
+function validationIssues(error: FastifyLikeError): { path: string; message: string }[] {
+  return (error.validation ?? []).map((issue) => {
+    const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
+    const base = issue.instancePath ?? '';
+    const path = Array.isArray(missing) && missing.length === 1 ? `${base}/${String(missing[0])}` : base || '/';
+    return { path, message: issue.message ?? 'is invalid' };
+  });
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'VALIDATION_ERROR',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'VALIDATION_ERROR',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'VALIDATION_ERROR',
+  FST_ERR_BAD_URL: 'VALIDATION_ERROR',
+  FST_ERR_ASYNC_CONSTRAINT: 'VALIDATION_ERROR',
+};
+
+/**
+ * Turns anything thrown into an AppError: our own errors pass through, Fastify's parser and schema
+ * errors get their documented codes, an unreachable database becomes 503, anything else is a 500
+ * whose cause goes to the log only.
+ */
+export function toAppError(error: unknown): { appError: AppError; unexpected: boolean } {
+  if (error instanceof AppError) return { appError: error, unexpected: false };
+  const fastifyError = (typeof error === 'object' && error !== null ? error : {}) as FastifyLikeError;
+  if (fastifyError.validation) {
+    const issues = validationIssues(fastifyError).map((issue) => ({
+      ...issue,
+      path: fastifyError.validationContext && fastifyError.validationContext !== 'body'
+        ? `${fastifyError.validationContext}${issue.path === '/' ? '' : issue.path}`
+        : issue.path,
+    }));
+    const first = issues[0];
+    const message = first ? `${first.path}: ${first.message}` : 'The request failed validation';
+    return { appError: new AppError('VALIDATION_ERROR', message, { issues }), unexpected: false };
+  }
+  const mapped = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code];
+  if (mapped === 'VALIDATION_ERROR') {
+    const message = fastifyError.code?.includes('JSON') ? 'The request body is not valid JSON' : 'The request is malformed';
+    return {
+      appError: new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }),
+      unexpected: false,
+    };
+  }
+  if (mapped !== undefined) return { appError: new AppError(mapped), unexpected: false };
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
+    const message = 'The request body is not valid JSON';
+    return { appError: new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }), unexpected: false };
+  }
+  if (isDatabaseUnavailable(error)) return { appError: new AppError('SERVICE_UNAVAILABLE'), unexpected: true };
+  const status = fastifyError.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    const code: ErrorCode = status === 404 ? 'NOT_FOUND' : status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_ERROR';
+    return { appError: new AppError(code), unexpected: false };
+  }
+  return { appError: new AppError('INTERNAL_ERROR'), unexpected: true };
+}

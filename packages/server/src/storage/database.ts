@@ -1,0 +1,97 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrateToLatest } from './migrations.js';
+import type { Database } from './schema.js';
+
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/** The storage handle every repository works through. */
+export interface Storage {
+  readonly db: Kysely<Database>;
+  readonly dialect: SqlDialect;
+  /** Cheap round trip used by `/ready`; rejects when the database cannot answer. */
+  ping(): Promise<void>;
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  databaseUrl?: string | undefined;
+  /** Directory of the SQLite file when no databaseUrl is given. */
+  dataDir?: string;
+  /** Full path of the SQLite file; wins over dataDir (tests use a temporary file). */
+  sqliteFile?: string;
+  /** PostgreSQL only: schema to use as search_path (tests isolate themselves this way). */
+  pgSchema?: string;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+const INT8_OID = 20;
+
+/** Millisecond times are bigint on PostgreSQL; they fit a double exactly, so read them as numbers. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === INT8_OID) return (value: string) => Number(value);
+    return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
+  },
+};
+
+function openPostgres(options: StorageOptions & { databaseUrl: string }): Storage {
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    types: pgTypes,
+    ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async migrate() {
+      return (await migrateToLatest(db as Kysely<unknown>, 'postgres')).applied;
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function openSqlite(options: StorageOptions): Storage {
+  const file = options.sqliteFile ?? path.join(options.dataDir ?? './data', 'authority.db');
+  mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SqliteDatabase(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async migrate() {
+      return (await migrateToLatest(db as Kysely<unknown>, 'sqlite')).applied;
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+/** Opens SQLite (no databaseUrl) or PostgreSQL (a postgres:// databaseUrl). */
+export function openStorage(options: StorageOptions): Storage {
+  return options.databaseUrl ? openPostgres({ ...options, databaseUrl: options.databaseUrl }) : openSqlite(options);
+}

@@ -1,0 +1,53 @@
+import type { Clock } from '../../src/clock.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
+import { type App, buildServer } from '../../src/http/build-server.js';
+import type { Storage } from '../../src/storage/database.js';
+import { createTenantService, type CreatedTenant } from '../../src/tenancy/tenant-service.js';
+import { createTestStorage, type TestStorage } from './storage.js';
+import type { SqlDialect } from '../../src/storage/database.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';
+
+/** A clock tests move by hand. */
+export function manualClock(start = Date.parse('2026-01-01T00:00:00.000Z')): Clock & { advance(ms: number): void } {
+  let now = start;
+  const clock = (() => now) as Clock & { advance(ms: number): void };
+  clock.advance = (ms: number) => {
+    now += ms;
+  };
+  return clock;
+}
+
+export interface TestApp {
+  app: App;
+  storage: Storage;
+  config: Config;
+  clock: ReturnType<typeof manualClock>;
+  /** Creates a tenant with an owner key directly through the service. */
+  createTenant(id: string, plan?: string): Promise<CreatedTenant>;
+  close(): Promise<void>;
+}
+
+/** A server over a fresh database of the given engine, with the admin routes enabled. */
+export async function createTestApp(
+  dialect: SqlDialect = 'sqlite',
+  env: Record<string, string> = {},
+): Promise<TestApp> {
+  const testStorage: TestStorage = await createTestStorage(dialect);
+  const config = loadConfig({ AUTHORITY_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
+  const clock = manualClock();
+  const app = await buildServer({ config, storage: testStorage.storage, clock });
+  await app.ready();
+  const tenants = createTenantService(testStorage.storage, clock);
+  return {
+    app,
+    storage: testStorage.storage,
+    config,
+    clock,
+    createTenant: (id, plan = 'pro') => tenants.create({ id, plan, rateLimitPerMinute: plan === 'enterprise' ? 10_000 : undefined }),
+    async close() {
+      await app.close();
+      await testStorage.dispose();
+    },
+  };
+}
