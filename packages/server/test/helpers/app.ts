@@ -32,11 +32,14 @@ export interface TestApp {
 export async function createTestApp(
   dialect: SqlDialect = 'sqlite',
   env: Record<string, string> = {},
+  /** Registers extra routes (test-only probes) before the app is ready. */
+  extend?: (app: App) => void | Promise<void>,
 ): Promise<TestApp> {
   const testStorage: TestStorage = await createTestStorage(dialect);
   const config = loadConfig({ AUTHORITY_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
   const clock = manualClock();
   const app = await buildServer({ config, storage: testStorage.storage, clock });
+  if (extend) await extend(app);
   await app.ready();
   const tenants = createTenantService(testStorage.storage, clock);
   return {
