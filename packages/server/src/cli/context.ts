@@ -13,7 +13,10 @@ export function openContext(flags: GlobalFlags): { config: Config; storage: Stor
 }
 
 /** Runs work against a migrated database and closes it afterwards. */
-export async function withStorage<T>(flags: GlobalFlags, work: (storage: Storage, config: Config) => Promise<T>): Promise<T> {
+export async function withStorage<T>(
+  flags: GlobalFlags,
+  work: (storage: Storage, config: Config) => Promise<T>,
+): Promise<T> {
   const { config, storage } = openContext(flags);
   try {
     await storage.migrate();

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { systemClock } from '../clock.js';
 import { ConfigError } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
-import { systemClock } from '../clock.js';
 import { createKeyService } from '../tenancy/key-service.js';
 import { PLANS } from '../tenancy/tenant.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
@@ -51,23 +51,27 @@ tenants
   .option('--name <name>', 'display name (default: the id)')
   .addOption(new Option('--plan <plan>', 'plan').choices(PLANS).default('pro'))
   .option('--rate-limit <n>', 'requests per minute per key (enterprise plan)', positiveInteger)
-  .action(async (id: string, options: { name?: string; plan: string; rateLimit?: number }, command: Command) => {
-    await withStorage(globals(command), async (storage) => {
-      print(
-        await createTenantService(storage, systemClock).create({
-          id,
-          name: options.name,
-          plan: options.plan,
-          rateLimitPerMinute: options.rateLimit,
-        }),
-      );
-    });
-  });
+  .action(
+    async (id: string, options: { name?: string; plan: string; rateLimit?: number }, command: Command) => {
+      await withStorage(globals(command), async (storage) => {
+        print(
+          await createTenantService(storage, systemClock).create({
+            id,
+            name: options.name,
+            plan: options.plan,
+            rateLimitPerMinute: options.rateLimit,
+          }),
+        );
+      });
+    },
+  );
 tenants
   .command('list')
   .description('list tenants')
   .action(async (_options, command: Command) => {
-    await withStorage(globals(command), async (storage) => print(await createTenantService(storage, systemClock).list()));
+    await withStorage(globals(command), async (storage) =>
+      print(await createTenantService(storage, systemClock).list()),
+    );
   });
 
 const keys = program.command('keys').description("manage a tenant's API keys");
@@ -76,7 +80,10 @@ keys
   .description('create an API key and print it (shown once)')
   .requiredOption('--tenant <id>', 'tenant id')
   .requiredOption('--name <name>', 'key name')
-  .requiredOption('--role <role>', 'role: owner, admin, policy_admin, senior_approver, approver, auditor, agent, edge')
+  .requiredOption(
+    '--role <role>',
+    'role: owner, admin, policy_admin, senior_approver, approver, auditor, agent, edge',
+  )
   .option('--scopes <list>', 'comma-separated permissions, a subset of the role')
   .option('--expires-at <iso>', 'expiry as an ISO 8601 date-time')
   .action(
@@ -95,7 +102,10 @@ keys
             {
               name: options.name,
               role: options.role,
-              scopes: options.scopes?.split(',').map((s) => s.trim()).filter(Boolean),
+              scopes: options.scopes
+                ?.split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
               expiresAt: options.expiresAt,
             },
             null,

@@ -35,7 +35,9 @@ export async function serve(flags: GlobalFlags): Promise<void> {
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const base = `http://${displayHost(config.host)}:${port}`;
 
-  const lines = [`Authority Runtime listening on ${base} (${config.mode} mode, API reference at ${base}/docs)`];
+  const lines = [
+    `Authority Runtime listening on ${base} (${config.mode} mode, API reference at ${base}/docs)`,
+  ];
   if (config.mode === 'embedded' || flags.demo) {
     const demo = await createTenantService(storage, systemClock).bootstrapDemo();
     if (demo) {

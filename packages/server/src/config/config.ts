@@ -92,9 +92,14 @@ function parseTrustProxy(raw: string): Cidr[] {
     .filter((part) => part !== '')
     .map((part) => {
       try {
-        return part.includes('/') ? ipaddr.parseCIDR(part) : ([ipaddr.parse(part), part.includes(':') ? 128 : 32] as Cidr);
+        return part.includes('/')
+          ? ipaddr.parseCIDR(part)
+          : ([ipaddr.parse(part), part.includes(':') ? 128 : 32] as Cidr);
       } catch {
-        throw new ConfigError('TRUST_PROXY', `must be a comma-separated list of addresses or CIDR blocks (got "${part}")`);
+        throw new ConfigError(
+          'TRUST_PROXY',
+          `must be a comma-separated list of addresses or CIDR blocks (got "${part}")`,
+        );
       }
     });
 }
@@ -121,7 +126,10 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
   const masterKeyRaw = nonEmpty(env.AUTHORITY_MASTER_KEY);
   const masterKey = masterKeyRaw === undefined ? undefined : parseMasterKey(masterKeyRaw);
   if (mode === 'server' && masterKey === undefined) {
-    throw new ConfigError('AUTHORITY_MASTER_KEY', 'is required when DATABASE_URL is set (32 bytes, hex or base64)');
+    throw new ConfigError(
+      'AUTHORITY_MASTER_KEY',
+      'is required when DATABASE_URL is set (32 bytes, hex or base64)',
+    );
   }
 
   const redisUrl = nonEmpty(env.REDIS_URL);
@@ -155,7 +163,8 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
   }
 
   const rateLimitRaw = nonEmpty(env.RATE_LIMIT_PER_IP);
-  const rateLimitPerIp = rateLimitRaw === undefined ? 500 : parseInteger('RATE_LIMIT_PER_IP', rateLimitRaw, 0, 10_000_000);
+  const rateLimitPerIp =
+    rateLimitRaw === undefined ? 500 : parseInteger('RATE_LIMIT_PER_IP', rateLimitRaw, 0, 10_000_000);
 
   return {
     mode,

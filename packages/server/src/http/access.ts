@@ -8,7 +8,10 @@ import type { Principal } from '../tenancy/principal.js';
  * - `tenant`: an API key, the `x-tenant-id` header, and the named permission (`any` for routes open
  *   to every valid credential, such as `GET /tenant`).
  */
-export type Access = { kind: 'public' } | { kind: 'admin' } | { kind: 'tenant'; permission: Permission | 'any' };
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'admin' }
+  | { kind: 'tenant'; permission: Permission | 'any' };
 
 export const PUBLIC: Access = { kind: 'public' };
 export const ADMIN: Access = { kind: 'admin' };

@@ -1,14 +1,16 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
-import type { Authenticator } from '../tenancy/authenticator.js';
 import { secretsEqual } from '../tenancy/api-key-secret.js';
-import { TENANT_ID_PATTERN } from '../tenancy/tenant.js';
+import type { Authenticator } from '../tenancy/authenticator.js';
 import type { Principal } from '../tenancy/principal.js';
+import { TENANT_ID_PATTERN } from '../tenancy/tenant.js';
 
 function singleHeader(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   if (Array.isArray(value)) {
-    throw new AppError('UNAUTHORIZED', `The ${name} header was sent more than once`, { reason: 'conflicting_credentials' });
+    throw new AppError('UNAUTHORIZED', `The ${name} header was sent more than once`, {
+      reason: 'conflicting_credentials',
+    });
   }
   return value;
 }
@@ -28,15 +30,20 @@ function presentedKey(request: FastifyRequest): string {
     bearer = match[1];
   }
   if (bearer !== undefined && headerKey !== undefined && bearer !== headerKey) {
-    throw new AppError('UNAUTHORIZED', 'Two different credentials were sent', { reason: 'conflicting_credentials' });
+    throw new AppError('UNAUTHORIZED', 'Two different credentials were sent', {
+      reason: 'conflicting_credentials',
+    });
   }
   const key = bearer ?? headerKey;
   const session = singleHeader(request, 'x-portal-session-id');
   if (key !== undefined && key !== '' && session !== undefined) {
-    throw new AppError('UNAUTHORIZED', 'Two different credentials were sent', { reason: 'conflicting_credentials' });
+    throw new AppError('UNAUTHORIZED', 'Two different credentials were sent', {
+      reason: 'conflicting_credentials',
+    });
   }
   if (key === undefined || key === '') {
-    if (session !== undefined) throw new AppError('INVALID_PORTAL_SESSION', undefined, { reason: 'invalid_portal_session' });
+    if (session !== undefined)
+      throw new AppError('INVALID_PORTAL_SESSION', undefined, { reason: 'invalid_portal_session' });
     throw new AppError('UNAUTHORIZED', 'An API key is required', { reason: 'missing_credential' });
   }
   return key;
@@ -54,7 +61,9 @@ export async function authenticateTenantRequest(
   const principal = await authenticator.authenticate(presentedKey(request));
   const tenantHeader = request.headers['x-tenant-id'];
   if (tenantHeader === undefined) {
-    throw new AppError('UNAUTHORIZED', 'The x-tenant-id header is required', { reason: 'tenant_header_missing' });
+    throw new AppError('UNAUTHORIZED', 'The x-tenant-id header is required', {
+      reason: 'tenant_header_missing',
+    });
   }
   if (typeof tenantHeader !== 'string' || !TENANT_ID_PATTERN.test(tenantHeader)) {
     throw new AppError('VALIDATION_ERROR', 'The x-tenant-id header is malformed', {
@@ -73,7 +82,9 @@ export async function authenticateTenantRequest(
 export function checkAdminToken(request: FastifyRequest, adminToken: string): void {
   const given = request.headers['x-admin-token'];
   if (typeof given !== 'string' || !secretsEqual(given, adminToken)) {
-    throw new AppError('UNAUTHORIZED', 'A valid x-admin-token header is required', { reason: 'invalid_admin_token' });
+    throw new AppError('UNAUTHORIZED', 'A valid x-admin-token header is required', {
+      reason: 'invalid_admin_token',
+    });
   }
 }
 

@@ -1,6 +1,10 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { registerAjvFormats, type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import {
+  registerAjvFormats,
+  type TypeBoxTypeProvider,
+  TypeBoxValidatorCompiler,
+} from '@fastify/type-provider-typebox';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -66,7 +70,9 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   app.decorateRequest('principal', null);
 
   const metrics = createHttpMetrics();
-  const authenticator = createAuthenticator(storage, clock, (error) => app.log.warn({ err: error }, 'lastUsedAt update failed'));
+  const authenticator = createAuthenticator(storage, clock, (error) =>
+    app.log.warn({ err: error }, 'lastUsedAt update failed'),
+  );
   const services = {
     tenants: createTenantService(storage, clock),
     keys: createKeyService(storage, clock, (hash) => authenticator.forget(hash)),
@@ -90,7 +96,8 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       route.config = { ...(route.config ?? {}), access: PUBLIC };
       route.schema = { ...(route.schema ?? {}), hide: true };
     }
-    if (route.config?.access === undefined) throw new Error(`route ${route.method} ${route.url} declares no access`);
+    if (route.config?.access === undefined)
+      throw new Error(`route ${route.method} ${route.url} declares no access`);
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -121,7 +128,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   app.setNotFoundHandler((request, reply) => {
     reply.header('x-request-id', request.id);
-    return sendError(request, reply, new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`));
+    return sendError(
+      request,
+      reply,
+      new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`),
+    );
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -28,7 +28,8 @@ function validationIssues(error: FastifyLikeError): { path: string; message: str
   return (error.validation ?? []).map((issue) => {
     const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
     const base = issue.instancePath ?? '';
-    const path = Array.isArray(missing) && missing.length === 1 ? `${base}/${String(missing[0])}` : base || '/';
+    const path =
+      Array.isArray(missing) && missing.length === 1 ? `${base}/${String(missing[0])}` : base || '/';
     return { path, message: issue.message ?? 'is invalid' };
   });
 }
@@ -55,9 +56,10 @@ export function toAppError(error: unknown): { appError: AppError; unexpected: bo
   if (fastifyError.validation) {
     const issues = validationIssues(fastifyError).map((issue) => ({
       ...issue,
-      path: fastifyError.validationContext && fastifyError.validationContext !== 'body'
-        ? `${fastifyError.validationContext}${issue.path === '/' ? '' : issue.path}`
-        : issue.path,
+      path:
+        fastifyError.validationContext && fastifyError.validationContext !== 'body'
+          ? `${fastifyError.validationContext}${issue.path === '/' ? '' : issue.path}`
+          : issue.path,
     }));
     const first = issues[0];
     const message = first ? `${first.path}: ${first.message}` : 'The request failed validation';
@@ -65,7 +67,9 @@ export function toAppError(error: unknown): { appError: AppError; unexpected: bo
   }
   const mapped = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code];
   if (mapped === 'VALIDATION_ERROR') {
-    const message = fastifyError.code?.includes('JSON') ? 'The request body is not valid JSON' : 'The request is malformed';
+    const message = fastifyError.code?.includes('JSON')
+      ? 'The request body is not valid JSON'
+      : 'The request is malformed';
     return {
       appError: new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }),
       unexpected: false,
@@ -74,12 +78,23 @@ export function toAppError(error: unknown): { appError: AppError; unexpected: bo
   if (mapped !== undefined) return { appError: new AppError(mapped), unexpected: false };
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
     const message = 'The request body is not valid JSON';
-    return { appError: new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }), unexpected: false };
+    return {
+      appError: new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }),
+      unexpected: false,
+    };
   }
-  if (isDatabaseUnavailable(error)) return { appError: new AppError('SERVICE_UNAVAILABLE'), unexpected: true };
+  if (isDatabaseUnavailable(error))
+    return { appError: new AppError('SERVICE_UNAVAILABLE'), unexpected: true };
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
-    const code: ErrorCode = status === 404 ? 'NOT_FOUND' : status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_ERROR';
+    const code: ErrorCode =
+      status === 404
+        ? 'NOT_FOUND'
+        : status === 413
+          ? 'PAYLOAD_TOO_LARGE'
+          : status === 415
+            ? 'UNSUPPORTED_MEDIA_TYPE'
+            : 'VALIDATION_ERROR';
     return { appError: new AppError(code), unexpected: false };
   }
   return { appError: new AppError('INTERNAL_ERROR'), unexpected: true };

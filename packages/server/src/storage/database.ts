@@ -49,8 +49,12 @@ function openPostgres(options: StorageOptions & { databaseUrl: string }): Storag
     types: pgTypes,
     ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
   });
-  // An idle client losing its connection must not crash the process; the next query reports it.
+  // A client losing its connection emits 'error' (idle or mid-query); that must never crash the
+  // process. The query in flight rejects on its own and the pool drops the client.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -59,7 +63,7 @@ function openPostgres(options: StorageOptions & { databaseUrl: string }): Storag
       await sql`select 1`.execute(db);
     },
     async migrate() {
-      return (await migrateToLatest(db as Kysely<unknown>, 'postgres')).applied;
+      return (await migrateToLatest(db as Kysely<unknown>, 'postgres', options.pgSchema)).applied;
     },
     async close() {
       await db.destroy();
@@ -93,5 +97,7 @@ function openSqlite(options: StorageOptions): Storage {
 
 /** Opens SQLite (no databaseUrl) or PostgreSQL (a postgres:// databaseUrl). */
 export function openStorage(options: StorageOptions): Storage {
-  return options.databaseUrl ? openPostgres({ ...options, databaseUrl: options.databaseUrl }) : openSqlite(options);
+  return options.databaseUrl
+    ? openPostgres({ ...options, databaseUrl: options.databaseUrl })
+    : openSqlite(options);
 }

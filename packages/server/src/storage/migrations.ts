@@ -68,8 +68,17 @@ export interface MigrationOutcome {
 }
 
 /** Applies every pending migration; throws the first failure. */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialect): Promise<MigrationOutcome> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrationProvider(dialect) });
+export async function migrateToLatest(
+  db: Kysely<unknown>,
+  dialect: SqlDialect,
+  schema?: string,
+): Promise<MigrationOutcome> {
+  const migrator = new Migrator({
+    db,
+    provider: new InCodeMigrationProvider(dialect),
+    // Kysely looks its bookkeeping tables up across schemas; pin them to ours.
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };

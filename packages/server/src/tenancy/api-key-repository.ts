@@ -59,7 +59,11 @@ export const apiKeyRepository = {
   },
 
   async findByHash(db: Kysely<Database>, keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    const row = await db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirst();
     return row ? toRecord(row) : undefined;
   },
 

@@ -47,8 +47,10 @@ export function createAuthenticator(
         if (key !== undefined) cache.set(keyHash, key);
       }
       const now = clock();
-      if (key === undefined) throw new AppError('UNAUTHORIZED', 'Unknown API key', { reason: 'unknown_api_key' });
-      if (key.revokedAt !== null) throw new AppError('UNAUTHORIZED', 'The API key was revoked', { reason: 'revoked_api_key' });
+      if (key === undefined)
+        throw new AppError('UNAUTHORIZED', 'Unknown API key', { reason: 'unknown_api_key' });
+      if (key.revokedAt !== null)
+        throw new AppError('UNAUTHORIZED', 'The API key was revoked', { reason: 'revoked_api_key' });
       if (key.expiresAt !== null && key.expiresAt <= now) {
         throw new AppError('UNAUTHORIZED', 'The API key has expired', { reason: 'expired_api_key' });
       }

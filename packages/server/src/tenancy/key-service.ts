@@ -5,7 +5,14 @@ import type { Storage } from '../storage/database.js';
 import type { ApiKeyRecord } from './api-key-repository.js';
 import { apiKeyRepository } from './api-key-repository.js';
 import { generateApiKey } from './api-key-secret.js';
-import { effectivePermissions, isPermission, isRole, type Permission, ROLE_PERMISSIONS, type Role } from './permissions.js';
+import {
+  effectivePermissions,
+  isPermission,
+  isRole,
+  type Permission,
+  ROLE_PERMISSIONS,
+  type Role,
+} from './permissions.js';
 import type { Principal } from './principal.js';
 
 /** The response to a key creation: the only time the secret is ever shown. */
@@ -71,7 +78,9 @@ export function prepareKey(
     throw validationError([{ path: '/name', message: 'name must be 1 to 200 characters' }]);
   }
   if (!isRole(request.role)) {
-    throw validationError([{ path: '/role', message: `role must be one of ${Object.keys(ROLE_PERMISSIONS).join(', ')}` }]);
+    throw validationError([
+      { path: '/role', message: `role must be one of ${Object.keys(ROLE_PERMISSIONS).join(', ')}` },
+    ]);
   }
   const role = request.role;
   let scopes: Permission[] | null = null;
@@ -83,7 +92,10 @@ export function prepareKey(
     const outside = request.scopes.filter((s) => !(ROLE_PERMISSIONS[role] as readonly string[]).includes(s));
     if (outside.length > 0) {
       throw validationError([
-        { path: '/scopes', message: `scopes must be a subset of the ${role} role's permissions: ${outside.join(', ')}` },
+        {
+          path: '/scopes',
+          message: `scopes must be a subset of the ${role} role's permissions: ${outside.join(', ')}`,
+        },
       ]);
     }
     scopes = [...new Set(request.scopes as Permission[])];
@@ -146,7 +158,11 @@ export interface KeyService {
   revoke(tenantId: string, id: string): Promise<void>;
 }
 
-export function createKeyService(storage: Storage, clock: Clock, onRevoke: (keyHash: string) => void): KeyService {
+export function createKeyService(
+  storage: Storage,
+  clock: Clock,
+  onRevoke: (keyHash: string) => void,
+): KeyService {
   return {
     async create(tenantId, request, creator) {
       const { record, issued } = prepareKey(tenantId, request, creator, clock());

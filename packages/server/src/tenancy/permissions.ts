@@ -105,7 +105,10 @@ export function isPermission(value: string): value is Permission {
 }
 
 /** The effective permissions of a credential: its role's, narrowed to its scopes when it has any. */
-export function effectivePermissions(role: Role, scopes: readonly Permission[] | null): ReadonlySet<Permission> {
+export function effectivePermissions(
+  role: Role,
+  scopes: readonly Permission[] | null,
+): ReadonlySet<Permission> {
   const granted = ROLE_PERMISSIONS[role];
   return new Set(scopes === null ? granted : granted.filter((p) => scopes.includes(p)));
 }

@@ -60,7 +60,10 @@ export const tenantRepository = {
   },
 
   async count(db: Kysely<Database>): Promise<number> {
-    const row = await db.selectFrom('tenants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await db
+      .selectFrom('tenants')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   },
 

@@ -32,11 +32,20 @@ function checkPlanAndLimit(plan: string, limit: number | null, issues: Validatio
     return;
   }
   if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > MAX_RATE_LIMIT_PER_MINUTE)) {
-    issues.push({ path: '/rateLimitPerMinute', message: `rateLimitPerMinute must be an integer from 1 to ${MAX_RATE_LIMIT_PER_MINUTE}` });
+    issues.push({
+      path: '/rateLimitPerMinute',
+      message: `rateLimitPerMinute must be an integer from 1 to ${MAX_RATE_LIMIT_PER_MINUTE}`,
+    });
   } else if (plan === 'enterprise' && limit === null) {
-    issues.push({ path: '/rateLimitPerMinute', message: 'rateLimitPerMinute is required for the enterprise plan' });
+    issues.push({
+      path: '/rateLimitPerMinute',
+      message: 'rateLimitPerMinute is required for the enterprise plan',
+    });
   } else if (plan !== 'enterprise' && limit !== null) {
-    issues.push({ path: '/rateLimitPerMinute', message: 'rateLimitPerMinute applies to the enterprise plan only' });
+    issues.push({
+      path: '/rateLimitPerMinute',
+      message: 'rateLimitPerMinute applies to the enterprise plan only',
+    });
   }
 }
 
@@ -60,7 +69,8 @@ export function createTenantService(storage: Storage, clock: Clock): TenantServi
       issues.push({ path: '/id', message: 'id must match ^[a-z0-9][a-z0-9-]{1,62}$' });
     }
     const name = (request.name ?? request.id).trim();
-    if (name === '' || name.length > 200) issues.push({ path: '/name', message: 'name must be 1 to 200 characters' });
+    if (name === '' || name.length > 200)
+      issues.push({ path: '/name', message: 'name must be 1 to 200 characters' });
     const limit = request.rateLimitPerMinute ?? null;
     checkPlanAndLimit(request.plan, limit, issues);
     if (issues.length > 0) throw validationError(issues);
@@ -69,7 +79,8 @@ export function createTenantService(storage: Storage, clock: Clock): TenantServi
     const { record, issued } = prepareKey(request.id, { name: 'owner', role: 'owner' }, null, now);
     try {
       const tenant = await storage.db.transaction().execute(async (trx) => {
-        if (bootstrapName) await trx.insertInto('bootstrap').values({ name: bootstrapName, created_at: now }).execute();
+        if (bootstrapName)
+          await trx.insertInto('bootstrap').values({ name: bootstrapName, created_at: now }).execute();
         const created = await tenantRepository.insert(
           trx,
           { id: request.id, name, plan: request.plan as Plan, rateLimitPerMinute: limit },

@@ -1,15 +1,16 @@
 import type { Clock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { type App, buildServer } from '../../src/http/build-server.js';
-import type { Storage } from '../../src/storage/database.js';
-import { createTenantService, type CreatedTenant } from '../../src/tenancy/tenant-service.js';
+import type { SqlDialect, Storage } from '../../src/storage/database.js';
+import { type CreatedTenant, createTenantService } from '../../src/tenancy/tenant-service.js';
 import { createTestStorage, type TestStorage } from './storage.js';
-import type { SqlDialect } from '../../src/storage/database.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';
 
 /** A clock tests move by hand. */
-export function manualClock(start = Date.parse('2026-01-01T00:00:00.000Z')): Clock & { advance(ms: number): void } {
+export function manualClock(
+  start = Date.parse('2026-01-01T00:00:00.000Z'),
+): Clock & { advance(ms: number): void } {
   let now = start;
   const clock = (() => now) as Clock & { advance(ms: number): void };
   clock.advance = (ms: number) => {
@@ -47,7 +48,8 @@ export async function createTestApp(
     storage: testStorage.storage,
     config,
     clock,
-    createTenant: (id, plan = 'pro') => tenants.create({ id, plan, rateLimitPerMinute: plan === 'enterprise' ? 10_000 : undefined }),
+    createTenant: (id, plan = 'pro') =>
+      tenants.create({ id, plan, rateLimitPerMinute: plan === 'enterprise' ? 10_000 : undefined }),
     async close() {
       await app.close();
       await testStorage.dispose();

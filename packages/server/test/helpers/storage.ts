@@ -18,7 +18,10 @@ export const ENGINES: SqlDialect[] = process.env.DATABASE_URL ? ['sqlite', 'post
  * A fresh, migrated database of the given engine: a temporary SQLite file, or a new schema in the
  * DATABASE_URL database so that parallel test files never see each other's rows.
  */
-export async function createTestStorage(dialect: SqlDialect, options: { migrate?: boolean } = {}): Promise<TestStorage> {
+export async function createTestStorage(
+  dialect: SqlDialect,
+  options: { migrate?: boolean } = {},
+): Promise<TestStorage> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'authority-test-'));
     const storage = openStorage({ sqliteFile: path.join(dir, 'test.db') });

@@ -4,11 +4,20 @@ import type { TenantService } from '../../tenancy/tenant-service.js';
 import { ADMIN } from '../access.js';
 import { ErrorResponse, IssuedKeySchema, TenantSchema } from '../schemas.js';
 
-const adminErrors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 500: ErrorResponse };
+const adminErrors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  404: ErrorResponse,
+  409: ErrorResponse,
+  500: ErrorResponse,
+};
 const adminSecurity: Array<Record<string, string[]>> = [{ adminToken: [] }];
 
 /** Operator routes behind `x-admin-token`; registered only when AUTHORITY_ADMIN_TOKEN is set. */
-export const adminRoutes: FastifyPluginAsyncTypebox<{ tenants: TenantService }> = async (app, { tenants }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<{ tenants: TenantService }> = async (
+  app,
+  { tenants },
+) => {
   app.post(
     '/admin/tenants',
     {

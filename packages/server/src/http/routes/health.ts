@@ -50,11 +50,19 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
         tags: ['health'],
         summary: 'Liveness',
         response: {
-          200: Type.Object({ status: Type.Literal('ok'), version: Type.String(), uptimeSeconds: Type.Number() }),
+          200: Type.Object({
+            status: Type.Literal('ok'),
+            version: Type.String(),
+            uptimeSeconds: Type.Number(),
+          }),
         },
       },
     },
-    async () => ({ status: 'ok' as const, version: VERSION, uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000) }),
+    async () => ({
+      status: 'ok' as const,
+      version: VERSION,
+      uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
+    }),
   );
 
   const ReadyBody = Type.Object({
@@ -97,16 +105,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
       if (config.metricsToken !== undefined) {
         const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
         if (!match?.[1] || !secretsEqual(match[1], config.metricsToken)) {
-          throw new AppError('UNAUTHORIZED', 'A valid metrics token is required', { reason: 'invalid_metrics_token' });
+          throw new AppError('UNAUTHORIZED', 'A valid metrics token is required', {
+            reason: 'invalid_metrics_token',
+          });
         }
       }
       return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
     },
   );
 
-  app.get(
-    '/openapi.json',
-    { config: { access: PUBLIC }, schema: { hide: true } },
-    async () => app.swagger(),
-  );
+  app.get('/openapi.json', { config: { access: PUBLIC }, schema: { hide: true } }, async () => app.swagger());
 };

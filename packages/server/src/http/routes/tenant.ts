@@ -4,7 +4,10 @@ import type { TenantService } from '../../tenancy/tenant-service.js';
 import { needs } from '../access.js';
 import { TenantSchema, tenantErrors, tenantSecurity } from '../schemas.js';
 
-export const tenantRoutes: FastifyPluginAsyncTypebox<{ tenants: TenantService }> = async (app, { tenants }) => {
+export const tenantRoutes: FastifyPluginAsyncTypebox<{ tenants: TenantService }> = async (
+  app,
+  { tenants },
+) => {
   app.get(
     '/tenant',
     {

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const CLI = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
+
+describe('authority CLI commands (embedded database)', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'authority-cli-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  function run(...args: string[]) {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', CLI, '--data-dir', dataDir, ...args], {
+      env: { ...process.env, DATABASE_URL: '', AUTHORITY_MASTER_KEY: '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  it('migrates, creates and lists tenants, and manages keys', () => {
+    const migrated = run('migrate');
+    assert.equal(migrated.status, 0, migrated.stderr);
+
+    const created = run(
+      'tenants',
+      'create',
+      'acme',
+      '--name',
+      'Acme Robotics',
+      '--plan',
+      'enterprise',
+      '--rate-limit',
+      '5000',
+    );
+    assert.equal(created.status, 0, created.stderr);
+    const { tenant, ownerKey } = JSON.parse(created.stdout) as {
+      tenant: { id: string; name: string; plan: string; rateLimitPerMinute: number };
+      ownerKey: { key: string; role: string };
+    };
+    assert.deepEqual(
+      [tenant.id, tenant.name, tenant.plan, tenant.rateLimitPerMinute],
+      ['acme', 'Acme Robotics', 'enterprise', 5000],
+    );
+    assert.match(ownerKey.key, /^service_live_[0-9A-Za-z]{43}$/);
+    assert.equal(ownerKey.role, 'owner');
+
+    const duplicate = run('tenants', 'create', 'acme', '--plan', 'pro');
+    assert.equal(duplicate.status, 1);
+    assert.match(duplicate.stderr, /already exists/);
+
+    const badPlan = run('tenants', 'create', 'other', '--plan', 'gold');
+    assert.notEqual(badPlan.status, 0);
+
+    const listed = run('tenants', 'list');
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { id: string }[]).map((t) => t.id),
+      ['acme'],
+    );
+
+    const key = run(
+      'keys',
+      'create',
+      '--tenant',
+      'acme',
+      '--name',
+      'robot-7',
+      '--role',
+      'agent',
+      '--scopes',
+      'intent:create,intent:read',
+    );
+    assert.equal(key.status, 0, key.stderr);
+    const issued = JSON.parse(key.stdout) as { id: string; scopes: string[] };
+    assert.deepEqual(issued.scopes, ['intent:create', 'intent:read']);
+
+    const badScope = run(
+      'keys',
+      'create',
+      '--tenant',
+      'acme',
+      '--name',
+      'x',
+      '--role',
+      'agent',
+      '--scopes',
+      'keys:manage',
+    );
+    assert.equal(badScope.status, 1);
+    assert.match(badScope.stderr, /subset/);
+
+    const keys = JSON.parse(run('keys', 'list', '--tenant', 'acme').stdout) as {
+      id: string;
+      revokedAt: string | null;
+    }[];
+    assert.equal(keys.length, 2);
+    assert.ok(!JSON.stringify(keys).includes('service_live_') || keys.every((k) => !('key' in k)));
+
+    assert.equal(run('keys', 'revoke', issued.id, '--tenant', 'acme').status, 0);
+    const afterRevoke = JSON.parse(run('keys', 'list', '--tenant', 'acme').stdout) as {
+      id: string;
+      revokedAt: string | null;
+    }[];
+    assert.ok(afterRevoke.find((k) => k.id === issued.id)?.revokedAt);
+
+    const unknown = run('keys', 'revoke', 'nope', '--tenant', 'acme');
+    assert.equal(unknown.status, 1);
+  });
+});
