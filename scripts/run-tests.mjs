@@ -25,9 +25,12 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// The `development` export condition resolves workspace packages (the SDK) to their TypeScript
+// sources, so tests never run against a stale build; child processes inherit it via NODE_OPTIONS.
+const nodeOptions = `${process.env.NODE_OPTIONS ?? ''} --conditions=development`.trim();
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', NODE_OPTIONS: nodeOptions } },
 );
 process.exit(result.status ?? 1);

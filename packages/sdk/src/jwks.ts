@@ -1,0 +1,197 @@
+import type { JWK } from 'jose';
+import { KeySourceError } from './errors.js';
+import { isRecord, keyAlgorithm } from './keys.js';
+
+/**
+ * Where the verifier finds the public key for a token's `kid`.
+ *
+ * `getKey` resolves to the JWK published under that kid, or `undefined` when the kid is unknown
+ * (the verifier then reports `KID_MISMATCH`). It throws {@link KeySourceError} (or anything else)
+ * only when it has no key set at all to consult; the verifier reports `KEY_SOURCE_UNAVAILABLE`.
+ */
+export interface KeySource {
+  getKey(kid: string): Promise<JWK | undefined>;
+}
+
+/** A JSON Web Key Set as published at `GET /.well-known/authority/:tenantId/jwks.json`. */
+export interface JwksDocument {
+  keys: JWK[];
+}
+
+/**
+ * A fixed, offline key set: the keys are pinned in the verifier's configuration and never fetched.
+ *
+ * Every key must carry a `kid` and an `alg` (`EdDSA` with an Ed25519 key, `RS256` with an RSA key,
+ * `ES256` with a P-256 key); the algorithm a token must use is taken from that `alg`, never from the
+ * token. A malformed key or a duplicate kid throws a `TypeError` at construction (programmer misuse).
+ * Private members (`d`, ...) are ignored: only the public part is ever used.
+ *
+ * @example
+ * ```ts
+ * import { staticJwks, verifyAuthorityToken } from '@authority-runtime/sdk';
+ *
+ * const jwks = staticJwks({
+ *   keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+ *            kid: 'acme-1700000000-ABCDEFGH', alg: 'EdDSA', use: 'sig' }],
+ * });
+ * const result = await verifyAuthorityToken(token, {
+ *   jwks,
+ *   expected: { tenantId: 'acme', adapterId: 'github-main', targetSystem: 'acme/api' },
+ * });
+ * ```
+ */
+export function staticJwks(jwks: JwksDocument): KeySource {
+  if (!isRecord(jwks) || !Array.isArray(jwks.keys)) {
+    throw new TypeError('staticJwks expects a JWK set: { keys: JWK[] }');
+  }
+  const byKid = new Map<string, JWK>();
+  for (const [index, key] of jwks.keys.entries()) {
+    if (!isRecord(key)) throw new TypeError(`staticJwks: keys[${index}] is not an object`);
+    const { kid } = key;
+    if (typeof kid !== 'string' || kid === '') throw new TypeError(`staticJwks: keys[${index}] has no kid`);
+    if (byKid.has(kid)) throw new TypeError(`staticJwks: duplicate kid ${kid}`);
+    if (key.use !== undefined && key.use !== 'sig') {
+      throw new TypeError(`staticJwks: key ${kid} is not a signature key (use ${String(key.use)})`);
+    }
+    const bound = keyAlgorithm(key);
+    if ('problem' in bound) throw new TypeError(`staticJwks: key ${kid}: ${bound.problem}`);
+    byKid.set(kid, Object.freeze({ ...key }));
+  }
+  return {
+    getKey: async (kid) => byKid.get(kid),
+  };
+}
+
+/** Options of {@link remoteJwks}. */
+export interface RemoteJwksOptions {
+  /** The fetch implementation; defaults to the global `fetch`. */
+  fetch?: typeof fetch;
+  /**
+   * Minimum time between two fetches of the set, in ms (default 30 000). An unknown kid triggers a
+   * re-fetch only when the previous attempt is at least this old; failed attempts count too, so an
+   * outage or a flood of tokens with made-up kids never hammers the endpoint.
+   */
+  minRefetchIntervalMs?: number;
+  /**
+   * Age after which a cached set is refreshed on the next lookup, in ms (default 300 000, the
+   * endpoint's `cache-control: max-age=300`). This is how a key that left the set (RETIRED) stops
+   * verifying. A refresh that fails keeps the cached set.
+   */
+  maxAgeMs?: number;
+  /** Time source in ms since the epoch; defaults to `Date.now`. */
+  clock?: () => number;
+  /** Timeout of one fetch, in ms (default 5 000). */
+  timeoutMs?: number;
+}
+
+/**
+ * A key set fetched from the service's JWKS endpoint
+ * (`GET /.well-known/authority/:tenantId/jwks.json`) and cached.
+ *
+ * - The first lookup fetches the set. An unknown kid re-fetches it, at most once per
+ *   `minRefetchIntervalMs` (30 s), so a rotation is picked up without a restart.
+ * - A cached set older than `maxAgeMs` (300 s) is refreshed on the next lookup (same rate limit).
+ * - An outage keeps the cached set: lookups keep answering from it.
+ * - Concurrent lookups share one in-flight fetch.
+ * - With no set ever loaded and the endpoint unreachable, `getKey` throws {@link KeySourceError}
+ *   (the verifier reports `KEY_SOURCE_UNAVAILABLE`); the next attempt is again rate limited.
+ * - Keys without a kid, with `use` other than `sig`, without a supported `alg` matching their type,
+ *   or sharing a kid with another key are left out of the set (they never verify).
+ *
+ * Use an `https:` URL in production.
+ *
+ * @example
+ * ```ts
+ * import { remoteJwks, verifyAuthorityToken } from '@authority-runtime/sdk';
+ *
+ * const jwks = remoteJwks('https://authority.example.com/.well-known/authority/acme/jwks.json');
+ * const result = await verifyAuthorityToken(token, {
+ *   jwks,
+ *   expected: { tenantId: 'acme', adapterId: 'github-main', targetSystem: 'acme/api' },
+ * });
+ * ```
+ */
+export function remoteJwks(url: string | URL, options: RemoteJwksOptions = {}): KeySource {
+  const target = new URL(url); // throws TypeError on a malformed URL: programmer misuse
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const clock = options.clock ?? Date.now;
+  const minInterval = nonNegative(options.minRefetchIntervalMs, 30_000, 'minRefetchIntervalMs');
+  const maxAge = nonNegative(options.maxAgeMs, 300_000, 'maxAgeMs');
+  const timeoutMs = nonNegative(options.timeoutMs, 5_000, 'timeoutMs');
+  if (typeof fetchImpl !== 'function') throw new TypeError('remoteJwks: no fetch implementation available');
+  if (typeof clock !== 'function') throw new TypeError('remoteJwks: clock must be a function');
+
+  let keys: Map<string, JWK> | undefined;
+  let loadedAt = Number.NEGATIVE_INFINITY;
+  let lastAttemptAt = Number.NEGATIVE_INFINITY;
+  let lastError: unknown;
+  let inFlight: Promise<void> | undefined;
+
+  async function load(): Promise<void> {
+    const response = await fetchImpl(target, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(`JWKS endpoint answered HTTP ${response.status}`);
+    }
+    const body: unknown = await response.json();
+    if (!isRecord(body) || !Array.isArray(body.keys)) throw new Error('JWKS endpoint answered no key set');
+    keys = usableKeys(body.keys);
+    loadedAt = clock();
+    lastError = undefined;
+  }
+
+  /** Starts a fetch when none is running and the rate limit allows; resolves when it settled. */
+  function refresh(now: number): Promise<void> | undefined {
+    if (inFlight !== undefined) return inFlight;
+    if (now - lastAttemptAt < minInterval) return undefined;
+    lastAttemptAt = now;
+    inFlight = load()
+      .catch((error: unknown) => {
+        lastError = error;
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
+    return inFlight;
+  }
+
+  return {
+    async getKey(kid) {
+      const now = clock();
+      if (keys === undefined || now - loadedAt >= maxAge) await refresh(now);
+      if (keys === undefined) {
+        throw new KeySourceError(`no JWKS loaded from ${target.href}`, { cause: lastError });
+      }
+      if (!keys.has(kid)) await refresh(now);
+      return keys.get(kid);
+    },
+  };
+}
+
+function usableKeys(candidates: unknown[]): Map<string, JWK> {
+  const byKid = new Map<string, JWK>();
+  const duplicated = new Set<string>();
+  for (const key of candidates) {
+    if (!isRecord(key)) continue;
+    const { kid } = key;
+    if (typeof kid !== 'string' || kid === '') continue;
+    if (key.use !== undefined && key.use !== 'sig') continue;
+    if ('problem' in keyAlgorithm(key)) continue;
+    if (byKid.has(kid)) duplicated.add(kid);
+    byKid.set(kid, Object.freeze({ ...key }));
+  }
+  // A kid published twice is ambiguous: neither copy is trusted.
+  for (const kid of duplicated) byKid.delete(kid);
+  return byKid;
+}
+
+function nonNegative(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new TypeError(`remoteJwks: ${name} must be a finite number >= 0`);
+  }
+  return value;
+}
