@@ -64,6 +64,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     rewriteUrl: (req) => stripVersionPrefix(req.url ?? '/'),
     trustProxy: false,
     return503OnClosing: true,
+    // Errors Fastify raises before routing (a malformed URL) bypass setErrorHandler; render them here.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendError(request, reply, toAppError(error).appError);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -85,6 +90,12 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') {
       done(null, undefined);
+      return;
+    }
+    // NUL cannot be stored in PostgreSQL text and has no business in an authorization request.
+    if (text.includes('\\u0000') || text.includes('\u0000')) {
+      const message = 'The request body contains a NUL character';
+      done(new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }), undefined);
       return;
     }
     parseJson(request, text, done);
@@ -114,6 +125,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   app.addHook('preValidation', async (request) => {
     if (request.principal !== null) checkTenantReferences(request, request.principal);
+    // An id with NUL in it names nothing (and PostgreSQL could not even look it up).
+    const params = request.params as Record<string, unknown> | undefined;
+    if (params && Object.values(params).some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+      throw new AppError('NOT_FOUND');
+    }
   });
 
   app.addHook('onResponse', async (request, reply) => {

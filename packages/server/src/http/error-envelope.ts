@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetails } from '../errors/app-error.js';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
-import { isDatabaseUnavailable } from '../storage/unavailable.js';
+import { isDatabaseUnavailable, isUnstorableText } from '../storage/unavailable.js';
 
 /** Requests under `/v1/physical/*` answer with the physical surface's lower-snake codes. */
 export function isPhysicalSurface(url: string): boolean {
@@ -20,7 +20,13 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 interface FastifyLikeError {
   code?: string;
   statusCode?: number;
-  validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>;
+  validation?: Array<{
+    keyword?: string;
+    schemaPath?: string;
+    instancePath?: string;
+    message?: string;
+    params?: Record<string, unknown>;
+  }>;
   validationContext?: string;
 }
 
