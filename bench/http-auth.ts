@@ -1,6 +1,7 @@
 // HTTP baseline: an unauthenticated route (the ceiling of the stack) against an authenticated
 // tenant route (key look-up, tenant header, permission, one read), over a real port on the
 // embedded SQLite default. Run: npx tsx bench/http-auth.ts [--duration 10] [--connections 16]
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,7 +28,12 @@ const { ownerKey } = await createTenantService(storage, systemClock).create({
   plan: 'enterprise',
   rateLimitPerMinute: 1_000_000,
 });
-const app = await buildServer({ config: loadConfig({}), storage, clock: systemClock });
+const app = await buildServer({
+  config: loadConfig({}),
+  storage,
+  clock: systemClock,
+  masterKey: randomBytes(32),
+});
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;

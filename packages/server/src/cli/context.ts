@@ -8,7 +8,11 @@ export interface GlobalFlags extends ConfigFlags {
 /** Loads the configuration and opens the database the command works on. */
 export function openContext(flags: GlobalFlags): { config: Config; storage: Storage } {
   const config = loadConfig(process.env, flags);
-  const storage = openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const storage = openStorage({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    sqliteSynchronous: config.sqliteSynchronous,
+  });
   return { config, storage };
 }
 

@@ -13,7 +13,7 @@ function displayHost(host: string): string {
 /** `authority serve`: migrate when embedded, listen, print the demo credentials on a first start. */
 export async function serve(flags: GlobalFlags): Promise<void> {
   const { config, storage } = openContext(flags);
-  if (config.mode === 'embedded') resolveMasterKey(config);
+  const masterKey = resolveMasterKey(config);
   // The embedded default migrates itself; in server mode `authority migrate` is a deployment step,
   // but applying pending migrations here too keeps a single-instance set-up to one command.
   await storage.migrate();
@@ -27,9 +27,15 @@ export async function serve(flags: GlobalFlags): Promise<void> {
     config,
     storage,
     clock: systemClock,
+    masterKey,
     redis,
     logger: { level: config.logLevel },
   });
+  if (config.masterKey === undefined) {
+    app.log.warn(
+      'AUTHORITY_MASTER_KEY is not set: using the generated key in DATA_DIR/master.key; back it up with the database',
+    );
+  }
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;

@@ -22,6 +22,11 @@ export interface Config {
   adminToken: string | undefined;
   metricsToken: string | undefined;
   rateLimitPerIp: number;
+  /** SQLite durability: NORMAL survives process crashes, FULL power loss too (slower). */
+  sqliteSynchronous: 'NORMAL' | 'FULL';
+  egress: { allowPrivate: boolean; allowCidrs: Cidr[] };
+  externalSignerTimeoutMs: number;
+  checkpointIntervalMs: number;
 }
 
 /** Values given on the command line; they win over the environment. */
@@ -85,7 +90,7 @@ export function parseMasterKey(raw: string): Buffer {
   return key;
 }
 
-function parseTrustProxy(raw: string): Cidr[] {
+function parseCidrList(variable: string, raw: string): Cidr[] {
   return raw
     .split(',')
     .map((part) => part.trim())
@@ -150,7 +155,7 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
   }
 
   const trustProxyRaw = nonEmpty(env.TRUST_PROXY);
-  const trustProxy = trustProxyRaw === undefined ? [] : parseTrustProxy(trustProxyRaw);
+  const trustProxy = trustProxyRaw === undefined ? [] : parseCidrList('TRUST_PROXY', trustProxyRaw);
 
   const adminToken = nonEmpty(env.AUTHORITY_ADMIN_TOKEN);
   if (adminToken !== undefined && adminToken.length < 32) {
@@ -166,6 +171,22 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
   const rateLimitPerIp =
     rateLimitRaw === undefined ? 500 : parseInteger('RATE_LIMIT_PER_IP', rateLimitRaw, 0, 10_000_000);
 
+  const synchronous = (nonEmpty(env.SQLITE_SYNCHRONOUS) ?? 'NORMAL').toUpperCase();
+  if (synchronous !== 'NORMAL' && synchronous !== 'FULL') {
+    throw new ConfigError('SQLITE_SYNCHRONOUS', `must be NORMAL or FULL (got "${synchronous}")`);
+  }
+
+  const allowPrivateRaw = nonEmpty(env.ALLOW_PRIVATE_EGRESS) ?? '0';
+  if (allowPrivateRaw !== '0' && allowPrivateRaw !== '1') {
+    throw new ConfigError('ALLOW_PRIVATE_EGRESS', `must be 0 or 1 (got "${allowPrivateRaw}")`);
+  }
+  const egressCidrsRaw = nonEmpty(env.EGRESS_ALLOW_CIDRS);
+
+  const timer = (variable: string, fallback: number, min: number, max: number): number => {
+    const raw = nonEmpty(env[variable]);
+    return raw === undefined ? fallback : parseInteger(variable, raw, min, max);
+  };
+
   return {
     mode,
     port,
@@ -180,5 +201,12 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     adminToken,
     metricsToken,
     rateLimitPerIp,
+    sqliteSynchronous: synchronous,
+    egress: {
+      allowPrivate: allowPrivateRaw === '1',
+      allowCidrs: egressCidrsRaw === undefined ? [] : parseCidrList('EGRESS_ALLOW_CIDRS', egressCidrsRaw),
+    },
+    externalSignerTimeoutMs: timer('EXTERNAL_SIGNER_TIMEOUT_MS', 2_000, 100, 60_000),
+    checkpointIntervalMs: timer('CHECKPOINT_INTERVAL_MS', 60_000, 10, 86_400_000),
   };
 }

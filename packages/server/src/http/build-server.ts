@@ -17,10 +17,8 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
+import { createServices, type Services } from '../services.js';
 import type { Storage } from '../storage/database.js';
-import { createAuthenticator } from '../tenancy/authenticator.js';
-import { createKeyService } from '../tenancy/key-service.js';
-import { createTenantService } from '../tenancy/tenant-service.js';
 import { VERSION } from '../version.js';
 import { PUBLIC } from './access.js';
 import { authenticateTenantRequest, checkAdminToken, checkTenantReferences } from './authentication.js';
@@ -28,9 +26,14 @@ import { sendError, toAppError } from './error-envelope.js';
 import { createHttpMetrics } from './metrics.js';
 import { requestIdFor, stripVersionPrefix } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
+import { auditRoutes } from './routes/audit.js';
+import { authorityKeyRoutes } from './routes/authority-keys.js';
 import { healthRoutes } from './routes/health.js';
+import { intentEvidenceRoutes } from './routes/intent-evidence.js';
+import { jwksRoutes } from './routes/jwks.js';
 import { keyRoutes } from './routes/keys.js';
 import { tenantRoutes } from './routes/tenant.js';
+import { tokenRoutes } from './routes/tokens.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -38,9 +41,15 @@ export interface ServerDeps {
   config: Config;
   storage: Storage;
   clock: Clock;
+  /** 32 bytes (AUTHORITY_MASTER_KEY, or the embedded key file). */
+  masterKey: Buffer;
   redis?: Redis | undefined;
   /** Fastify logger options; tests pass false. */
   logger?: FastifyServerOptions['logger'];
+  /** Prebuilt services (tests keep a handle on them); built from the deps otherwise. */
+  services?: Services;
+  /** Background jobs (checkpoint sweeps); tests that drive them by hand turn them off. */
+  backgroundJobs?: boolean;
 }
 
 export type App = FastifyInstance<
@@ -75,13 +84,16 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   app.decorateRequest('principal', null);
 
   const metrics = createHttpMetrics();
-  const authenticator = createAuthenticator(storage, clock, (error) =>
-    app.log.warn({ err: error }, 'lastUsedAt update failed'),
-  );
-  const services = {
-    tenants: createTenantService(storage, clock),
-    keys: createKeyService(storage, clock, (hash) => authenticator.forget(hash)),
-  };
+  const services =
+    deps.services ??
+    createServices({
+      config,
+      storage,
+      clock,
+      masterKey: deps.masterKey,
+      onBackgroundError: (error) => app.log.warn({ err: error }, 'background work failed'),
+    });
+  const { authenticator } = services;
 
   // Bodies: JSON only; an empty body is accepted (POST routes without a body) and left undefined.
   app.removeAllContentTypeParsers();
@@ -180,8 +192,30 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   await app.register(healthRoutes, { config, storage, redis: deps.redis, metrics });
   await app.register(tenantRoutes, { tenants: services.tenants });
-  await app.register(keyRoutes, { keys: services.keys });
+  await app.register(keyRoutes, { keys: services.apiKeys });
+  await app.register(authorityKeyRoutes, { services });
+  await app.register(jwksRoutes, { services });
+  await app.register(tokenRoutes, { services });
+  await app.register(auditRoutes, { services });
+  await app.register(intentEvidenceRoutes, { services });
   if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });
+
+  if (deps.backgroundJobs !== false) {
+    // Checkpoints are due by count (1,000 entries) or by time; a short sweep covers both.
+    let timer: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      timer = setInterval(
+        () => {
+          services.checkpointer
+            .sweep()
+            .catch((error: unknown) => app.log.warn({ err: error }, 'checkpoint sweep failed'));
+        },
+        Math.min(config.checkpointIntervalMs, 1_000),
+      );
+      timer.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(timer));
+  }
 
   return app;
 }

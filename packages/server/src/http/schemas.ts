@@ -70,3 +70,21 @@ export const tenantErrors = {
 };
 
 export const tenantSecurity: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
+
+/** Claims of an Authority Decision Token (intent document, contract §5). */
+export const DecisionTokenClaimsSchema = Type.Object({
+  intentId: Type.String(),
+  tenantId: Type.String(),
+  adapterId: Type.String(),
+  adapterTarget: Type.String(),
+  targetSystem: Type.String(),
+  proposedAction: Type.String(),
+  decision: Type.Literal('APPROVED'),
+  issuedAt: Type.String(),
+  expiresAt: Type.String(),
+  nonce: Type.String(),
+  iss: Type.String(),
+  aud: Type.String(),
+  iat: Type.Integer(),
+  exp: Type.Integer(),
+});

@@ -12,6 +12,12 @@ export type SqlDialect = 'sqlite' | 'postgres';
 export interface Storage {
   readonly db: Kysely<Database>;
   readonly dialect: SqlDialect;
+  /**
+   * Runs work in a write transaction that holds the database's write lock from its first statement:
+   * `BEGIN IMMEDIATE` on SQLite (so appends from several processes serialize instead of failing on
+   * a lock upgrade), a normal transaction on PostgreSQL (callers take row locks with FOR UPDATE).
+   */
+  writeTransaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Cheap round trip used by `/ready`; rejects when the database cannot answer. */
   ping(): Promise<void>;
   migrate(): Promise<string[]>;
@@ -28,6 +34,8 @@ export interface StorageOptions {
   pgSchema?: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** SQLite `synchronous` pragma: NORMAL (default, survives process crashes) or FULL (power loss too). */
+  sqliteSynchronous?: 'NORMAL' | 'FULL';
 }
 
 const INT8_OID = 20;
@@ -59,6 +67,7 @@ function openPostgres(options: StorageOptions & { databaseUrl: string }): Storag
   return {
     db,
     dialect: 'postgres',
+    writeTransaction: (work) => db.transaction().execute(work),
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -76,13 +85,25 @@ function openSqlite(options: StorageOptions): Storage {
   mkdirSync(path.dirname(file), { recursive: true });
   const database = new SqliteDatabase(file);
   database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
+  database.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return {
     db,
     dialect: 'sqlite',
+    writeTransaction: (work) =>
+      db.connection().execute(async (connection) => {
+        await sql`begin immediate`.execute(connection);
+        try {
+          const result = await work(connection);
+          await sql`commit`.execute(connection);
+          return result;
+        } catch (error) {
+          await sql`rollback`.execute(connection).catch(() => {});
+          throw error;
+        }
+      }),
     async ping() {
       await sql`select 1`.execute(db);
     },

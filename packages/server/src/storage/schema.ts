@@ -36,8 +36,110 @@ export interface BootstrapTable {
   created_at: number;
 }
 
-export interface Database {
+export interface Database extends TrustTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   bootstrap: BootstrapTable;
+}
+
+export interface SigningKeysTable {
+  tenant_id: string;
+  kid: string;
+  alg: string;
+  status: string;
+  public_jwk: string;
+  /** PKCS#8 PEM sealed under the master key; null for external (customer-managed) keys. */
+  private_key: string | null;
+  source: string;
+  sign_url: string | null;
+  /** JSON object of headers for the external signer, sealed under the master key. */
+  sign_headers: string | null;
+  created_at: number;
+  rotated_at: number | null;
+  retired_at: number | null;
+}
+
+export interface TenantSecretsTable {
+  tenant_id: string;
+  id: string;
+  kind: string;
+  secret: string;
+  status: string;
+  created_at: number;
+}
+
+export interface TokenNoncesTable {
+  tenant_id: string;
+  nonce: string;
+  intent_id: string | null;
+  adapter_id: string;
+  consumed_at: number;
+  expires_at: number;
+}
+
+export interface AuditHeadsTable {
+  tenant_id: string;
+  last_index: number;
+  last_hash: string;
+  last_checkpoint_index: number;
+  last_checkpoint_at: number;
+}
+
+export interface AuditEntriesTable {
+  tenant_id: string;
+  idx: number;
+  correlation_id: string | null;
+  intent_id: string | null;
+  actor_id: string;
+  actor_type: string;
+  event_type: string;
+  target_system: string | null;
+  previous_hash: string;
+  entry_hash: string;
+  /** The exact canonical (RFC 8785) text that was hashed; verification hashes it as stored. */
+  canonical: string;
+  created_at: number;
+}
+
+export interface AuditCheckpointsTable {
+  tenant_id: string;
+  idx: number;
+  entry_hash: string;
+  issued_at: number;
+  kid: string;
+  signature: string;
+}
+
+export interface ChainBreaksTable {
+  tenant_id: string;
+  broken_at: number;
+  reason: string;
+  detected_at: number;
+  acknowledged_at: number | null;
+  acknowledged_by: string | null;
+  note: string | null;
+}
+
+export interface IntentsTable {
+  tenant_id: string;
+  id: string;
+  correlation_id: string;
+  decision: string;
+  /** PENDING while an escalation awaits a human; DECIDED otherwise. */
+  review_state: string;
+  target_system: string;
+  token: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TrustTables {
+  signing_keys: SigningKeysTable;
+  tenant_secrets: TenantSecretsTable;
+  token_nonces: TokenNoncesTable;
+  audit_heads: AuditHeadsTable;
+  audit_entries: AuditEntriesTable;
+  audit_checkpoints: AuditCheckpointsTable;
+  chain_breaks: ChainBreaksTable;
+  intents: IntentsTable;
 }

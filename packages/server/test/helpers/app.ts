@@ -1,11 +1,15 @@
 import type { Clock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
+import type { Resolver } from '../../src/egress/egress-client.js';
 import { type App, buildServer } from '../../src/http/build-server.js';
+import { createServices, type Services } from '../../src/services.js';
 import type { SqlDialect, Storage } from '../../src/storage/database.js';
 import { type CreatedTenant, createTenantService } from '../../src/tenancy/tenant-service.js';
 import { createTestStorage, type TestStorage } from './storage.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';
+/** A fixed master key for tests (never use a constant key outside tests). */
+export const TEST_MASTER_KEY = Buffer.alloc(32, 7);
 
 /** A clock tests move by hand. */
 export function manualClock(
@@ -24,6 +28,7 @@ export interface TestApp {
   storage: Storage;
   config: Config;
   clock: ReturnType<typeof manualClock>;
+  services: Services;
   /** Creates a tenant with an owner key directly through the service. */
   createTenant(id: string, plan?: string): Promise<CreatedTenant>;
   close(): Promise<void>;
@@ -35,11 +40,27 @@ export async function createTestApp(
   env: Record<string, string> = {},
   /** Registers extra routes (test-only probes) before the app is ready. */
   extend?: (app: App) => void | Promise<void>,
+  options: { resolver?: Resolver } = {},
 ): Promise<TestApp> {
   const testStorage: TestStorage = await createTestStorage(dialect);
   const config = loadConfig({ AUTHORITY_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
   const clock = manualClock();
-  const app = await buildServer({ config, storage: testStorage.storage, clock });
+  const services = createServices({
+    config,
+    storage: testStorage.storage,
+    clock,
+    masterKey: TEST_MASTER_KEY,
+    resolver: options.resolver,
+    onBackgroundError: () => {},
+  });
+  const app = await buildServer({
+    config,
+    storage: testStorage.storage,
+    clock,
+    masterKey: TEST_MASTER_KEY,
+    services,
+    backgroundJobs: false,
+  });
   if (extend) await extend(app);
   await app.ready();
   const tenants = createTenantService(testStorage.storage, clock);
@@ -48,6 +69,7 @@ export async function createTestApp(
     storage: testStorage.storage,
     config,
     clock,
+    services,
     createTenant: (id, plan = 'pro') =>
       tenants.create({ id, plan, rateLimitPerMinute: plan === 'enterprise' ? 10_000 : undefined }),
     async close() {

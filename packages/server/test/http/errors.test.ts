@@ -7,7 +7,7 @@ import { needs, PUBLIC } from '../../src/http/access.js';
 import { type App, BODY_LIMIT_BYTES, buildServer } from '../../src/http/build-server.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
 import { VERSION } from '../../src/version.js';
-import { ADMIN_TOKEN, createTestApp, manualClock, type TestApp } from '../helpers/app.js';
+import { ADMIN_TOKEN, createTestApp, manualClock, TEST_MASTER_KEY, type TestApp } from '../helpers/app.js';
 import { createTestStorage, ENGINES } from '../helpers/storage.js';
 
 const SECRET_TEXT = 'connection string postgres://admin:hunter2@db/prod';
@@ -671,6 +671,7 @@ for (const engine of ENGINES) {
         config: loadConfig({}),
         storage: testStorage.storage,
         clock: manualClock(),
+        masterKey: TEST_MASTER_KEY,
       });
       try {
         await app.ready();

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { buildServer } from '../../src/http/build-server.js';
 import { openStorage } from '../../src/storage/database.js';
 import { createTenantService } from '../../src/tenancy/tenant-service.js';
-import { createTestApp, manualClock } from '../helpers/app.js';
+import { createTestApp, manualClock, TEST_MASTER_KEY } from '../helpers/app.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 describe('readiness and an unreachable database', () => {
@@ -53,7 +53,7 @@ describe('readiness and an unreachable database', () => {
       await storage.migrate();
       const { ownerKey } = await createTenantService(storage, clock).create({ id: 'acme', plan: 'pro' });
       const config = loadConfig({});
-      const app = await buildServer({ config, storage, clock });
+      const app = await buildServer({ config, storage, clock, masterKey: TEST_MASTER_KEY });
       await app.ready();
       assert.equal((await app.inject({ method: 'GET', url: '/ready' })).statusCode, 200);
 

@@ -1,15 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../../errors/app-error.js';
 import type { KeyService } from '../../tenancy/key-service.js';
-import type { Principal } from '../../tenancy/principal.js';
 import { needs } from '../access.js';
+import { principalOf } from '../principal.js';
 import { IsoDateTime, IssuedKeySchema, KeySummarySchema, tenantErrors, tenantSecurity } from '../schemas.js';
-
-function principalOf(request: { principal: Principal | null }): Principal {
-  if (request.principal === null) throw new AppError('UNAUTHORIZED');
-  return request.principal;
-}
 
 export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async (app, { keys }) => {
   app.post(

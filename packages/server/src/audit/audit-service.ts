@@ -1,0 +1,225 @@
+import { Readable } from 'node:stream';
+import { v7 as uuidv7 } from 'uuid';
+import type { Clock } from '../clock.js';
+import { AppError, validationError } from '../errors/app-error.js';
+import type { Storage } from '../storage/database.js';
+import type { Principal } from '../tenancy/principal.js';
+import type { AuditEntry } from './audit-entry.js';
+import { appendAudit, entryFromRow } from './audit-log.js';
+import { type ChainVerification, verifyStoredChain } from './chain-verification.js';
+import { type Checkpoint, listCheckpoints, type PublicKeyLookup } from './checkpoints.js';
+import { decodeCursor, encodeCursor, type TimelineEvent, toTimelineEvent } from './timeline.js';
+
+export interface TimelineQuery {
+  actorId?: string | undefined;
+  targetSystem?: string | undefined;
+  eventType?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export interface ChainBreakRecord {
+  brokenAt: number;
+  reason: string;
+  detectedAt: string;
+  acknowledgedAt: string | null;
+}
+
+export const TIMELINE_DEFAULT_LIMIT = 50;
+export const TIMELINE_MAX_LIMIT = 200;
+
+function parseTime(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
+    throw validationError([
+      { path: `querystring/${name}`, message: `${name} must be an ISO 8601 timestamp` },
+    ]);
+  }
+  return ms;
+}
+
+export function createAuditService(deps: {
+  storage: Storage;
+  clock: Clock;
+  publicKeys: (tenantId: string) => PublicKeyLookup;
+}) {
+  const { storage, clock } = deps;
+  const db = storage.db;
+
+  return {
+    /** Every entry of one intent, in chain order. */
+    async entriesForIntent(tenantId: string, intentId: string): Promise<AuditEntry[]> {
+      const rows = await db
+        .selectFrom('audit_entries')
+        .select(['canonical', 'entry_hash'])
+        .where('tenant_id', '=', tenantId)
+        .where('intent_id', '=', intentId)
+        .orderBy('idx')
+        .execute();
+      return rows.map(entryFromRow);
+    },
+
+    async timeline(
+      tenantId: string,
+      query: TimelineQuery,
+    ): Promise<{ events: TimelineEvent[]; nextCursor: string | null }> {
+      const limit = Math.min(query.limit ?? TIMELINE_DEFAULT_LIMIT, TIMELINE_MAX_LIMIT);
+      const from = parseTime('from', query.from);
+      const to = parseTime('to', query.to);
+      let before: number | undefined;
+      if (query.cursor !== undefined) {
+        before = decodeCursor(query.cursor);
+        if (before === undefined)
+          throw validationError([{ path: 'querystring/cursor', message: 'cursor is not valid' }]);
+      }
+      let select = db
+        .selectFrom('audit_entries')
+        .select(['idx', 'canonical', 'entry_hash', 'target_system'])
+        .where('tenant_id', '=', tenantId);
+      if (query.actorId !== undefined) select = select.where('actor_id', '=', query.actorId);
+      if (query.targetSystem !== undefined) select = select.where('target_system', '=', query.targetSystem);
+      if (query.eventType !== undefined) select = select.where('event_type', '=', query.eventType);
+      if (from !== undefined) select = select.where('created_at', '>=', from);
+      if (to !== undefined) select = select.where('created_at', '<=', to);
+      if (before !== undefined) select = select.where('idx', '<', before);
+      const rows = await select
+        .orderBy('idx', 'desc')
+        .limit(limit + 1)
+        .execute();
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        events: page.map((row) => toTimelineEvent(entryFromRow(row), row.target_system)),
+        nextCursor: rows.length > limit && last ? encodeCursor(last.idx) : null,
+      };
+    },
+
+    /** NDJSON of full entries and the checkpoints in an inclusive index range, streamed page by page. */
+    exportStream(tenantId: string, range: { fromIndex?: number; toIndex?: number }): Readable {
+      async function* lines(): AsyncGenerator<string> {
+        let cursor = range.fromIndex ?? 0;
+        const last = range.toIndex ?? Number.MAX_SAFE_INTEGER;
+        for (;;) {
+          const rows = await db
+            .selectFrom('audit_entries')
+            .select(['idx', 'canonical', 'entry_hash'])
+            .where('tenant_id', '=', tenantId)
+            .where('idx', '>=', cursor)
+            .where('idx', '<=', last)
+            .orderBy('idx')
+            .limit(1_000)
+            .execute();
+          if (rows.length === 0) return;
+          const upper = (rows[rows.length - 1] as { idx: number }).idx;
+          const checkpoints = await listCheckpoints(db, tenantId, { from: cursor, to: upper });
+          let next = 0;
+          for (const row of rows) {
+            yield `${JSON.stringify({ entry: entryFromRow(row) })}\n`;
+            while (checkpoints[next] && (checkpoints[next] as Checkpoint).index <= row.idx) {
+              yield `${JSON.stringify({ checkpoint: checkpoints[next] })}\n`;
+              next += 1;
+            }
+          }
+          cursor = upper + 1;
+        }
+      }
+      return Readable.from(lines());
+    },
+
+    checkpoints: (tenantId: string, range: { from?: number; to?: number; limit?: number }) =>
+      listCheckpoints(db, tenantId, range),
+
+    /** Verifies the chain; a break is recorded once per (tenant, brokenAt). */
+    async verifyChain(
+      tenantId: string,
+      range: { from?: number; to?: number },
+    ): Promise<ChainVerification & { newBreak: boolean }> {
+      const result = await verifyStoredChain(storage, clock, tenantId, deps.publicKeys(tenantId), range);
+      let newBreak = false;
+      if (!result.valid && result.brokenAt !== undefined && result.reason !== undefined) {
+        const inserted = await db
+          .insertInto('chain_breaks')
+          .values({
+            tenant_id: tenantId,
+            broken_at: result.brokenAt,
+            reason: result.reason,
+            detected_at: clock(),
+            acknowledged_at: null,
+            acknowledged_by: null,
+            note: null,
+          })
+          .onConflict((oc) => oc.columns(['tenant_id', 'broken_at']).doNothing())
+          .executeTakeFirst();
+        newBreak = Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+      }
+      return { ...result, newBreak };
+    },
+
+    async openBreaks(tenantId: string): Promise<ChainBreakRecord[]> {
+      const rows = await db
+        .selectFrom('chain_breaks')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('acknowledged_at', 'is', null)
+        .orderBy('broken_at')
+        .execute();
+      return rows.map((r) => ({
+        brokenAt: r.broken_at,
+        reason: r.reason,
+        detectedAt: new Date(r.detected_at).toISOString(),
+        acknowledgedAt: null,
+      }));
+    },
+
+    /** Acknowledges an open break and records that in the chain, in one transaction. */
+    async acknowledgeBreak(tenantId: string, principal: Principal, brokenAt: number, note: string) {
+      const now = clock();
+      return storage.writeTransaction(async (trx) => {
+        const updated = await trx
+          .updateTable('chain_breaks')
+          .set({ acknowledged_at: now, acknowledged_by: principal.id, note })
+          .where('tenant_id', '=', tenantId)
+          .where('broken_at', '=', brokenAt)
+          .where('acknowledged_at', 'is', null)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0)
+          throw new AppError('NOT_FOUND', `No open chain break at index ${brokenAt}`);
+        const row = await trx
+          .selectFrom('chain_breaks')
+          .select('reason')
+          .where('tenant_id', '=', tenantId)
+          .where('broken_at', '=', brokenAt)
+          .executeTakeFirstOrThrow();
+        const appended = await appendAudit(
+          trx,
+          storage.dialect,
+          tenantId,
+          [
+            {
+              correlationId: uuidv7(),
+              intentId: null,
+              actorId: principal.id,
+              actorType: 'principal:api-key',
+              eventType: 'chain.break.acknowledged',
+              payload: { brokenAt, reason: row.reason, note },
+            },
+          ],
+          now,
+        );
+        return {
+          brokenAt,
+          reason: row.reason,
+          acknowledgedAt: new Date(now).toISOString(),
+          acknowledgedBy: principal.id,
+          note,
+          entryHash: appended.latestHash,
+        };
+      });
+    },
+  };
+}
+
+export type AuditService = ReturnType<typeof createAuditService>;

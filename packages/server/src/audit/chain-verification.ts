@@ -1,0 +1,117 @@
+import type { Clock } from '../clock.js';
+import type { Storage } from '../storage/database.js';
+import { chainTimestamp } from './audit-entry.js';
+import { readHead } from './audit-log.js';
+import { type ChainBreak, ChainVerifier, checkCheckpoint } from './chain-verifier.js';
+import {
+  type Checkpoint,
+  checkpointSignatureValid,
+  listCheckpoints,
+  type PublicKeyLookup,
+} from './checkpoints.js';
+
+export interface ChainVerification {
+  valid: boolean;
+  /** Entries checked and found sound (the whole range when valid). */
+  length: number;
+  latestHash: string;
+  verifiedAt: string;
+  checkpointsVerified: number;
+  brokenAt?: number;
+  reason?: ChainBreak['reason'];
+}
+
+const PAGE = 1_000;
+
+/**
+ * Streams the tenant's chain (or an inclusive index range) page by page in constant memory,
+ * checks every entry and every checkpoint in the range, and stops at the first break.
+ */
+export async function verifyStoredChain(
+  storage: Storage,
+  clock: Clock,
+  tenantId: string,
+  lookup: PublicKeyLookup,
+  range: { from?: number; to?: number } = {},
+): Promise<ChainVerification> {
+  const from = range.from ?? 0;
+  const head = await readHead(storage.db, tenantId);
+  const lastIndex = Math.min(range.to ?? Number.MAX_SAFE_INTEGER, head?.lastIndex ?? -1);
+  const verifier = new ChainVerifier(tenantId, from);
+  let checkpointsVerified = 0;
+  let found: ChainBreak | null = null;
+
+  async function checkPage(
+    checkpoints: Checkpoint[],
+    hashes: Map<number, string>,
+    before: number,
+  ): Promise<ChainBreak | null> {
+    for (const checkpoint of checkpoints) {
+      if (checkpoint.index >= before) break;
+      const signatureValid = await checkpointSignatureValid(checkpoint, lookup);
+      const failure = checkCheckpoint({ ...checkpoint, signatureValid }, hashes.get(checkpoint.index));
+      if (failure) return failure;
+      checkpointsVerified += 1;
+    }
+    return null;
+  }
+
+  let cursor = from;
+  while (cursor <= lastIndex && found === null) {
+    const upper = Math.min(cursor + PAGE - 1, lastIndex);
+    const rows = await storage.db
+      .selectFrom('audit_entries')
+      .select(['idx', 'canonical', 'entry_hash', 'event_type', 'actor_id', 'intent_id', 'previous_hash'])
+      .where('tenant_id', '=', tenantId)
+      .where('idx', '>=', cursor)
+      .where('idx', '<=', upper)
+      .orderBy('idx')
+      .execute();
+    const hashes = new Map<number, string>();
+    let entryBreak: ChainBreak | null = null;
+    for (const row of rows) {
+      entryBreak = verifier.push({
+        index: row.idx,
+        canonical: row.canonical,
+        entryHash: row.entry_hash,
+        columns: {
+          eventType: row.event_type,
+          actorId: row.actor_id,
+          intentId: row.intent_id,
+          previousHash: row.previous_hash,
+        },
+      });
+      if (entryBreak) break;
+      hashes.set(row.idx, row.entry_hash);
+    }
+    // Rows missing at the end of the page (deleted entries) are a gap at the first missing index.
+    if (!entryBreak && verifier.nextIndex <= upper)
+      entryBreak = { brokenAt: verifier.nextIndex, reason: 'INDEX_GAP' };
+    const checkpoints = await listCheckpoints(storage.db, tenantId, { from: cursor, to: upper });
+    const checkpointBreak = await checkPage(
+      checkpoints,
+      hashes,
+      entryBreak?.brokenAt ?? Number.MAX_SAFE_INTEGER,
+    );
+    found = checkpointBreak ?? entryBreak;
+    cursor = upper + 1;
+  }
+  // Checkpoints past the end of the stored chain mean entries were cut off the tail.
+  if (found === null && range.to === undefined) {
+    const beyond = await listCheckpoints(storage.db, tenantId, { from: lastIndex + 1, limit: 1 });
+    if (beyond[0]) found = { brokenAt: beyond[0].index, reason: 'CHECKPOINT_MISMATCH' };
+  }
+
+  const result: ChainVerification = {
+    valid: found === null,
+    length: verifier.length,
+    latestHash: verifier.latestHash,
+    verifiedAt: chainTimestamp(clock()),
+    checkpointsVerified,
+  };
+  if (found) {
+    result.brokenAt = found.brokenAt;
+    result.reason = found.reason;
+  }
+  return result;
+}

@@ -1,0 +1,93 @@
+import { createHmac } from 'node:crypto';
+import type { JwsSigner } from '../tokens/jws.js';
+import { signCompact } from '../tokens/jws.js';
+import type { AuditEntry } from './audit-entry.js';
+import { chainTimestamp } from './audit-entry.js';
+import { canonicalJson, sha256Hex } from './canonical-json.js';
+
+export interface EvidenceBundle {
+  intentId: string;
+  tenantId: string;
+  events: AuditEntry[];
+  integrityHash: string;
+  signature: string;
+  secretId: string;
+  generatedAt: string;
+}
+
+/** The evidence bundle of contract §6: verifiable only with the tenant's evidence secret. Pure. */
+export function buildEvidenceBundle(
+  tenantId: string,
+  intentId: string,
+  events: AuditEntry[],
+  secret: { id: string; secret: Buffer },
+  nowMs: number,
+): EvidenceBundle {
+  const integrityHash = `sha256:${sha256Hex(canonicalJson(events))}`;
+  const signature = createHmac('sha256', secret.secret)
+    .update(`${intentId}:${integrityHash}`, 'utf8')
+    .digest('base64url');
+  return {
+    intentId,
+    tenantId,
+    events,
+    integrityHash,
+    signature,
+    secretId: secret.id,
+    generatedAt: chainTimestamp(nowMs),
+  };
+}
+
+export interface ReceiptSeal {
+  tenantId: string;
+  intentId: string;
+  entryHashes: string[];
+  headIndex: number;
+  headHash: string;
+  issuedAt: string;
+  signature: string;
+}
+
+export interface Receipt {
+  receiptVersion: 1;
+  intentId: string;
+  tenantId: string;
+  decision: string;
+  token: string | null;
+  entries: AuditEntry[];
+  seal: ReceiptSeal;
+  jwks: { keys: Record<string, unknown>[] };
+}
+
+/** A receipt whose seal binds the intent's entries to a signed statement of the chain head. */
+export async function buildReceipt(input: {
+  tenantId: string;
+  intentId: string;
+  decision: string;
+  token: string | null;
+  entries: AuditEntry[];
+  head: { index: number; hash: string };
+  signer: JwsSigner;
+  jwks: { keys: Record<string, unknown>[] };
+  nowMs: number;
+}): Promise<Receipt> {
+  const sealFields = {
+    tenantId: input.tenantId,
+    intentId: input.intentId,
+    entryHashes: input.entries.map((e) => e.entryHash),
+    headIndex: input.head.index,
+    headHash: input.head.hash,
+    issuedAt: chainTimestamp(input.nowMs),
+  };
+  const signature = await signCompact(input.signer, canonicalJson(sealFields), 'authority-receipt-seal+jws');
+  return {
+    receiptVersion: 1,
+    intentId: input.intentId,
+    tenantId: input.tenantId,
+    decision: input.decision,
+    token: input.token,
+    entries: input.entries,
+    seal: { ...sealFields, signature },
+    jwks: input.jwks,
+  };
+}

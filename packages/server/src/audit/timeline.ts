@@ -1,0 +1,66 @@
+import type { AuditEntry } from './audit-entry.js';
+
+/** One line of the timeline (contract §6). */
+export interface TimelineEvent {
+  index: number;
+  eventType: string;
+  actorId: string;
+  targetSystem: string | null;
+  intentId: string | null;
+  correlationId: string | null;
+  summary: string;
+  createdAt: string;
+  entryHash: string;
+}
+
+function field(payload: unknown, name: string): unknown {
+  return typeof payload === 'object' && payload !== null
+    ? (payload as Record<string, unknown>)[name]
+    : undefined;
+}
+
+/** A short human line for an entry, from its event type and the payload fields that matter. Pure. */
+export function summarize(entry: AuditEntry): string {
+  const p = entry.payload;
+  const parts: string[] = [];
+  const decision = field(p, 'decision');
+  if (typeof decision === 'string') parts.push(decision);
+  const risk = field(p, 'riskScore');
+  if (typeof risk === 'number') parts.push(`risk ${risk}`);
+  const action = field(p, 'proposedAction');
+  if (typeof action === 'string') parts.push(action.length > 80 ? `${action.slice(0, 77)}...` : action);
+  const kid = field(p, 'kid');
+  if (typeof kid === 'string') parts.push(`kid ${kid}`);
+  const reason = field(p, 'reason');
+  if (typeof reason === 'string') parts.push(reason);
+  return parts.length > 0 ? `${entry.eventType}: ${parts.join(', ')}` : entry.eventType;
+}
+
+export function toTimelineEvent(entry: AuditEntry, targetSystem: string | null): TimelineEvent {
+  return {
+    index: entry.index,
+    eventType: entry.eventType,
+    actorId: entry.actorId,
+    targetSystem,
+    intentId: entry.intentId,
+    correlationId: entry.correlationId,
+    summary: summarize(entry),
+    createdAt: entry.createdAt,
+    entryHash: entry.entryHash,
+  };
+}
+
+/** Opaque keyset cursor: the index to continue below (newest first). */
+export function encodeCursor(index: number): string {
+  return Buffer.from(JSON.stringify({ before: index }), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): number | undefined {
+  try {
+    const value = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { before?: unknown })
+      .before;
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,148 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { Cidr } from '../config/config.js';
+
+/** Resolves a host name to addresses; injectable so tests can prove refusals happen before connecting. */
+export type Resolver = (host: string) => Promise<string[]>;
+
+export const systemResolver: Resolver = async (host) =>
+  (await dnsLookup(host, { all: true })).map((a) => a.address);
+
+export interface EgressPolicy {
+  /** ALLOW_PRIVATE_EGRESS=1: private and loopback targets allowed (development and tests). */
+  allowPrivate: boolean;
+  /** EGRESS_ALLOW_CIDRS: private ranges opened on purpose (an on-premises Vault, GitHub Enterprise). */
+  allowCidrs: Cidr[];
+}
+
+export class EgressRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EgressRefusedError';
+  }
+}
+
+export class EgressTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+    this.name = 'EgressTimeoutError';
+  }
+}
+
+/** True when an address may be connected to under the policy. */
+export function isAddressAllowed(address: string, policy: EgressPolicy): boolean {
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  if (policy.allowPrivate) return true;
+  if (parsed.range() === 'unicast') return true;
+  return policy.allowCidrs.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits));
+}
+
+export interface EgressResponse {
+  status: number;
+  body: string;
+}
+
+export interface EgressRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+}
+
+/** At most this much of an answer is read; larger answers are cut off and fail. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export interface EgressClient {
+  request(request: EgressRequest): Promise<EgressResponse>;
+}
+
+/**
+ * The one outbound HTTP client (webhooks, connectors, external signers): resolves the host itself,
+ * refuses private, loopback and link-local addresses at connect time (so DNS rebinding does not
+ * help), follows no redirects and enforces a timeout over the whole exchange.
+ */
+export function createEgressClient(policy: EgressPolicy, resolver: Resolver = systemResolver): EgressClient {
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    const literal = ipaddr.isValid(hostname.replace(/^\[|\]$/g, ''));
+    const resolving = literal ? Promise.resolve([hostname.replace(/^\[|\]$/g, '')]) : resolver(hostname);
+    resolving.then(
+      (addresses) => {
+        const allowed = addresses.filter((a) => isAddressAllowed(a, policy));
+        if (allowed.length === 0) {
+          callback(
+            new EgressRefusedError(`refusing to connect to ${hostname}: private or reserved address`),
+            '',
+            4,
+          );
+          return;
+        }
+        const entries = allowed.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+        if (options.all) callback(null, entries);
+        else {
+          const first = entries[0] as { address: string; family: number };
+          callback(null, first.address, first.family);
+        }
+      },
+      (error: Error) => callback(error as NodeJS.ErrnoException, '', 4),
+    );
+  };
+
+  return {
+    async request({ method, url, headers = {}, body, timeoutMs }) {
+      const target = new URL(url);
+      if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+        throw new EgressRefusedError(`unsupported protocol ${target.protocol}`);
+      }
+      const host = target.hostname.replace(/^\[|\]$/g, '');
+      // IP literals bypass `lookup` in Node, so check them here before any socket is opened.
+      if (ipaddr.isValid(host) && !isAddressAllowed(host, policy)) {
+        throw new EgressRefusedError(`refusing to connect to ${host}: private or reserved address`);
+      }
+      const transport = target.protocol === 'https:' ? https : http;
+      return new Promise<EgressResponse>((resolve, reject) => {
+        const req = transport.request(
+          target,
+          {
+            method,
+            headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+            lookup,
+            agent: false,
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            res.on('data', (chunk: Buffer) => {
+              size += chunk.length;
+              if (size > MAX_RESPONSE_BYTES) {
+                req.destroy(new Error('response too large'));
+                return;
+              }
+              chunks.push(chunk);
+            });
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+            );
+            res.on('error', reject);
+          },
+        );
+        req.setTimeout(timeoutMs);
+        const timer = setTimeout(() => req.destroy(new EgressTimeoutError(timeoutMs)), timeoutMs);
+        req.on('timeout', () => req.destroy(new EgressTimeoutError(timeoutMs)));
+        req.on('error', (error) => {
+          clearTimeout(timer);
+          reject(error);
+        });
+        req.on('close', () => clearTimeout(timer));
+        if (body !== undefined) req.write(body);
+        req.end();
+      });
+    },
+  };
+}

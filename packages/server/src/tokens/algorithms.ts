@@ -1,0 +1,92 @@
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPair,
+  type JsonWebKey,
+  type KeyObject,
+  randomBytes,
+  sign,
+  verify,
+} from 'node:crypto';
+import { promisify } from 'node:util';
+
+export const SIGNING_ALGS = ['EdDSA', 'RS256', 'ES256'] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
+
+export function isSigningAlg(value: string): value is SigningAlg {
+  return (SIGNING_ALGS as readonly string[]).includes(value);
+}
+
+const generate = promisify(generateKeyPair);
+
+export interface GeneratedKeyPair {
+  privateKeyPem: string;
+  publicJwk: JsonWebKey;
+}
+
+/** A fresh key pair: Ed25519 (default), RSA-4096 or P-256. Asynchronous: RSA takes a while. */
+export async function generateSigningKeyPair(alg: SigningAlg): Promise<GeneratedKeyPair> {
+  const pair =
+    alg === 'EdDSA'
+      ? await generate('ed25519')
+      : alg === 'RS256'
+        ? await generate('rsa', { modulusLength: 4096 })
+        : await generate('ec', { namedCurve: 'P-256' });
+  return {
+    privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicJwk: pair.publicKey.export({ format: 'jwk' }),
+  };
+}
+
+export function privateKeyFromPem(pem: string): KeyObject {
+  return createPrivateKey(pem);
+}
+
+/** The public key of a JWK, checked to be of the kind the algorithm needs. Throws otherwise. */
+export function publicKeyFromJwk(alg: SigningAlg, jwk: JsonWebKey): KeyObject {
+  const key = createPublicKey({ key: jwk, format: 'jwk' });
+  const type = key.asymmetricKeyType;
+  const details = key.asymmetricKeyDetails;
+  if (alg === 'EdDSA' && type !== 'ed25519') throw new Error('EdDSA needs an Ed25519 (OKP) key');
+  if (alg === 'ES256' && (type !== 'ec' || details?.namedCurve !== 'prime256v1'))
+    throw new Error('ES256 needs a P-256 key');
+  if (alg === 'RS256' && (type !== 'rsa' || (details?.modulusLength ?? 0) < 2048)) {
+    throw new Error('RS256 needs an RSA key of at least 2048 bits');
+  }
+  return key;
+}
+
+/** Signs JWS signing input: raw Ed25519, RSASSA-PKCS1-v1_5 SHA-256, or ECDSA P-256 in JWS (r||s) form. */
+export function signJwsInput(alg: SigningAlg, key: KeyObject, input: Buffer): Buffer {
+  if (alg === 'EdDSA') return sign(null, input, key);
+  if (alg === 'RS256') return sign('sha256', input, key);
+  return sign('sha256', input, { key, dsaEncoding: 'ieee-p1363' });
+}
+
+export function verifyJwsInput(alg: SigningAlg, key: KeyObject, input: Buffer, signature: Buffer): boolean {
+  try {
+    if (alg === 'EdDSA') return verify(null, input, key, signature);
+    if (alg === 'RS256') return verify('sha256', input, key, signature);
+    return verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature);
+  } catch {
+    return false;
+  }
+}
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** kid `<tenantId>-<unix seconds>-<8 random base32 chars>` (contract §5). */
+export function newKid(tenantId: string, nowMs: number): string {
+  const bytes = randomBytes(8);
+  let suffix = '';
+  for (const byte of bytes) suffix += BASE32[byte % 32];
+  return `${tenantId}-${Math.floor(nowMs / 1000)}-${suffix}`;
+}
+
+export function kidPattern(tenantId: string): RegExp {
+  return new RegExp(`^${tenantId.replace(/[-]/g, '\\-')}-\\d{1,12}-[A-Z2-7]{8}$`);
+}
+
+export function base64urlJson(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}

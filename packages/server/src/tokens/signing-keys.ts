@@ -1,0 +1,391 @@
+import type { JsonWebKey, KeyObject } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import { appendAudit } from '../audit/audit-log.js';
+import type { Clock } from '../clock.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { EgressClient } from '../egress/egress-client.js';
+import { AppError, validationError } from '../errors/app-error.js';
+import type { Storage } from '../storage/database.js';
+import type { Database, SigningKeysTable } from '../storage/schema.js';
+import { isUniqueViolation } from '../storage/unavailable.js';
+import type { Principal } from '../tenancy/principal.js';
+import {
+  generateSigningKeyPair,
+  isSigningAlg,
+  kidPattern,
+  newKid,
+  privateKeyFromPem,
+  publicKeyFromJwk,
+  type SigningAlg,
+  signJwsInput,
+} from './algorithms.js';
+import { signExternally } from './external-signer.js';
+import type { JwsSigner } from './jws.js';
+
+export type KeyStatus = 'ACTIVE' | 'PREVIOUS' | 'RETIRED';
+
+/** A key as the API lists it (contract §5); never the private key, the sign URL's headers, nor secrets. */
+export interface SigningKeyView {
+  kid: string;
+  tenantId: string;
+  alg: SigningAlg;
+  status: KeyStatus;
+  publicJwk: JsonWebKey;
+  createdAt: string;
+  rotatedAt: string | null;
+  retiredAt: string | null;
+  source: 'local' | 'external';
+  signUrl?: string;
+}
+
+export interface PublicJwk extends JsonWebKey {
+  kid: string;
+  alg: SigningAlg;
+  use: 'sig';
+}
+
+/** A rotation may not demote a key that stopped being ACTIVE less than this long ago (token TTL + skew). */
+export const ROTATION_GUARD_MS = 305_000;
+
+export interface ExternalKeyRequest {
+  kid: string;
+  alg: string;
+  publicJwk: Record<string, unknown>;
+  signUrl: string;
+  headers?: Record<string, string> | undefined;
+}
+
+export interface SigningKeyService {
+  /** The tenant's ACTIVE key, creating an EdDSA one on first use. */
+  ensureActive(tenantId: string): Promise<SigningKeyView>;
+  list(tenantId: string): Promise<SigningKeyView[]>;
+  /** New ACTIVE key (of `alg`, default the current key's); ACTIVE → PREVIOUS → RETIRED; audited. */
+  rotate(tenantId: string, principal: Principal, alg?: SigningAlg): Promise<SigningKeyView>;
+  registerExternal(
+    tenantId: string,
+    principal: Principal,
+    request: ExternalKeyRequest,
+  ): Promise<SigningKeyView>;
+  /** ACTIVE and PREVIOUS public keys: the keys that verify tokens. */
+  jwks(tenantId: string): Promise<{ keys: PublicJwk[] }>;
+  /** RETIRED public keys, kept for receipts and checkpoints. */
+  archive(tenantId: string): Promise<{ keys: PublicJwk[] }>;
+  /** A signer bound to the ACTIVE key; signing never happens inside a database transaction. */
+  signer(tenantId: string): Promise<JwsSigner>;
+  /** The public key of any kid of the tenant (any status), for verifying the tenant's own records. */
+  publicKey(
+    tenantId: string,
+    kid: string,
+  ): Promise<{ alg: SigningAlg; key: KeyObject; status: KeyStatus } | undefined>;
+}
+
+export interface SigningKeyDeps {
+  storage: Storage;
+  clock: Clock;
+  secretBox: SecretBox;
+  egress: EgressClient;
+  externalSignerTimeoutMs: number;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function toView(row: Selectable<SigningKeysTable>): SigningKeyView {
+  const view: SigningKeyView = {
+    kid: row.kid,
+    tenantId: row.tenant_id,
+    alg: row.alg as SigningAlg,
+    status: row.status as KeyStatus,
+    publicJwk: JSON.parse(row.public_jwk) as JsonWebKey,
+    createdAt: new Date(row.created_at).toISOString(),
+    rotatedAt: iso(row.rotated_at),
+    retiredAt: iso(row.retired_at),
+    source: row.source as 'local' | 'external',
+  };
+  if (row.sign_url !== null) view.signUrl = row.sign_url;
+  return view;
+}
+
+function toPublicJwk(view: SigningKeyView): PublicJwk {
+  return { ...view.publicJwk, kid: view.kid, alg: view.alg, use: 'sig' };
+}
+
+const privateContext = (tenantId: string, kid: string) => `signing-key:${tenantId}:${kid}`;
+const headersContext = (tenantId: string, kid: string) => `signer-headers:${tenantId}:${kid}`;
+
+export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService {
+  const { storage, clock, secretBox } = deps;
+  const db = storage.db;
+  /** Decrypted private keys and parsed public keys by kid; keys never change once written. */
+  const privateKeys = new Map<string, KeyObject>();
+  const publicKeys = new Map<string, KeyObject>();
+
+  async function rows(tenantId: string, statuses?: KeyStatus[]): Promise<Selectable<SigningKeysTable>[]> {
+    let query = db.selectFrom('signing_keys').selectAll().where('tenant_id', '=', tenantId);
+    if (statuses) query = query.where('status', 'in', statuses);
+    return query.orderBy('created_at', 'desc').orderBy('kid', 'desc').execute();
+  }
+
+  async function activeRow(tenantId: string): Promise<Selectable<SigningKeysTable> | undefined> {
+    return (await rows(tenantId, ['ACTIVE']))[0];
+  }
+
+  async function newLocalKeyRow(tenantId: string, alg: SigningAlg, now: number): Promise<SigningKeysTable> {
+    const pair = await generateSigningKeyPair(alg);
+    const kid = newKid(tenantId, now);
+    return {
+      tenant_id: tenantId,
+      kid,
+      alg,
+      status: 'ACTIVE',
+      public_jwk: JSON.stringify(pair.publicJwk),
+      private_key: secretBox.seal(pair.privateKeyPem, privateContext(tenantId, kid)),
+      source: 'local',
+      sign_url: null,
+      sign_headers: null,
+      created_at: now,
+      rotated_at: null,
+      retired_at: null,
+    };
+  }
+
+  /** Demotes the current keys and inserts the new ACTIVE one, in the caller's transaction. */
+  async function installActive(
+    trx: Kysely<Database>,
+    row: SigningKeysTable,
+    principal: Principal,
+    now: number,
+  ) {
+    const current = await trx
+      .selectFrom('signing_keys')
+      .selectAll()
+      .where('tenant_id', '=', row.tenant_id)
+      .where('status', 'in', ['ACTIVE', 'PREVIOUS'])
+      .execute();
+    const previous = current.find((k) => k.status === 'PREVIOUS');
+    const active = current.find((k) => k.status === 'ACTIVE');
+    if (previous?.rotated_at != null && now - previous.rotated_at < ROTATION_GUARD_MS) {
+      const waitSeconds = Math.ceil((ROTATION_GUARD_MS - (now - previous.rotated_at)) / 1000);
+      throw new AppError(
+        'CONFLICT',
+        `The previous key may still have live tokens; rotate again in ${waitSeconds} s`,
+        { retryAfterSeconds: waitSeconds },
+      );
+    }
+    if (previous) {
+      await trx
+        .updateTable('signing_keys')
+        .set({ status: 'RETIRED', retired_at: now })
+        .where('tenant_id', '=', row.tenant_id)
+        .where('kid', '=', previous.kid)
+        .execute();
+    }
+    if (active) {
+      await trx
+        .updateTable('signing_keys')
+        .set({ status: 'PREVIOUS', rotated_at: now })
+        .where('tenant_id', '=', row.tenant_id)
+        .where('kid', '=', active.kid)
+        .execute();
+    }
+    await trx.insertInto('signing_keys').values(row).execute();
+    await appendAudit(
+      trx,
+      storage.dialect,
+      row.tenant_id,
+      [
+        {
+          correlationId: uuidv7(),
+          intentId: null,
+          actorId: principal.id,
+          actorType: 'principal:api-key',
+          eventType: 'keys.rotated',
+          payload: {
+            kid: row.kid,
+            alg: row.alg,
+            source: row.source,
+            previousKid: active?.kid ?? null,
+            retiredKid: previous?.kid ?? null,
+          },
+        },
+      ],
+      now,
+    );
+  }
+
+  async function rotateTo(row: SigningKeysTable, principal: Principal, now: number): Promise<SigningKeyView> {
+    await storage.writeTransaction((trx) => installActive(trx, row, principal, now));
+    return toView(row);
+  }
+
+  function publicKeyOf(row: Selectable<SigningKeysTable>): KeyObject {
+    let key = publicKeys.get(row.kid);
+    if (!key) {
+      key = publicKeyFromJwk(row.alg as SigningAlg, JSON.parse(row.public_jwk) as JsonWebKey);
+      publicKeys.set(row.kid, key);
+    }
+    return key;
+  }
+
+  const service: SigningKeyService = {
+    async ensureActive(tenantId) {
+      const existing = await activeRow(tenantId);
+      if (existing) return toView(existing);
+      const now = clock();
+      const row = await newLocalKeyRow(tenantId, 'EdDSA', now);
+      try {
+        await db.insertInto('signing_keys').values(row).execute();
+        return toView(row);
+      } catch (error) {
+        // Another request created the first key at the same moment: use theirs.
+        if (!isUniqueViolation(error)) throw error;
+        const winner = await activeRow(tenantId);
+        if (!winner) throw error;
+        return toView(winner);
+      }
+    },
+
+    async list(tenantId) {
+      await service.ensureActive(tenantId);
+      return (await rows(tenantId)).map(toView);
+    },
+
+    async rotate(tenantId, principal, alg) {
+      const current = await service.ensureActive(tenantId);
+      const now = clock();
+      return rotateTo(await newLocalKeyRow(tenantId, alg ?? current.alg, now), principal, now);
+    },
+
+    async registerExternal(tenantId, principal, request) {
+      const issues: { path: string; message: string }[] = [];
+      if (!kidPattern(tenantId).test(request.kid)) {
+        issues.push({
+          path: '/kid',
+          message: `kid must be ${tenantId}-<unix seconds>-<8 base32 characters>`,
+        });
+      }
+      if (!isSigningAlg(request.alg))
+        issues.push({ path: '/alg', message: 'alg must be EdDSA, RS256 or ES256' });
+      let publicKey: KeyObject | undefined;
+      if (isSigningAlg(request.alg)) {
+        try {
+          publicKey = publicKeyFromJwk(request.alg, request.publicJwk as JsonWebKey);
+          if (publicKey.type !== 'public') throw new Error('publicJwk must be a public key');
+        } catch (error) {
+          issues.push({
+            path: '/publicJwk',
+            message: `publicJwk is not a usable ${request.alg} public key: ${(error as Error).message}`,
+          });
+        }
+      }
+      let signUrl: URL | undefined;
+      try {
+        signUrl = new URL(request.signUrl);
+        if (signUrl.protocol !== 'https:' && signUrl.protocol !== 'http:') throw new Error('protocol');
+      } catch {
+        issues.push({ path: '/signUrl', message: 'signUrl must be an http(s) URL' });
+      }
+      if (issues.length > 0 || !publicKey || !signUrl || !isSigningAlg(request.alg))
+        throw validationError(issues);
+      const alg = request.alg;
+      const headers = request.headers ?? {};
+      // Prove the signer works before it becomes the tenant's only way to sign.
+      try {
+        await signExternally(
+          deps.egress,
+          { signUrl: signUrl.toString(), headers, alg, publicKey },
+          Buffer.from(`authority-runtime signer check ${request.kid}`),
+          deps.externalSignerTimeoutMs,
+        );
+      } catch (error) {
+        throw validationError([
+          { path: '/signUrl', message: `the signer check failed: ${(error as Error).message}` },
+        ]);
+      }
+      const existing = await db
+        .selectFrom('signing_keys')
+        .select('kid')
+        .where('tenant_id', '=', tenantId)
+        .where('kid', '=', request.kid)
+        .executeTakeFirst();
+      if (existing) throw new AppError('CONFLICT', `kid ${request.kid} is already registered`);
+      await service.ensureActive(tenantId);
+      const now = clock();
+      const exported = publicKey.export({ format: 'jwk' });
+      return rotateTo(
+        {
+          tenant_id: tenantId,
+          kid: request.kid,
+          alg,
+          status: 'ACTIVE',
+          public_jwk: JSON.stringify(exported),
+          private_key: null,
+          source: 'external',
+          sign_url: signUrl.toString(),
+          sign_headers: secretBox.seal(JSON.stringify(headers), headersContext(tenantId, request.kid)),
+          created_at: now,
+          rotated_at: null,
+          retired_at: null,
+        },
+        principal,
+        now,
+      );
+    },
+
+    async jwks(tenantId) {
+      await service.ensureActive(tenantId);
+      return { keys: (await rows(tenantId, ['ACTIVE', 'PREVIOUS'])).map((r) => toPublicJwk(toView(r))) };
+    },
+
+    async archive(tenantId) {
+      return { keys: (await rows(tenantId, ['RETIRED'])).map((r) => toPublicJwk(toView(r))) };
+    },
+
+    async signer(tenantId) {
+      let row = await activeRow(tenantId);
+      if (!row) {
+        await service.ensureActive(tenantId);
+        row = await activeRow(tenantId);
+      }
+      if (!row) throw new Error(`tenant ${tenantId} has no ACTIVE signing key`);
+      const alg = row.alg as SigningAlg;
+      const kid = row.kid;
+      if (row.source === 'external') {
+        const target = {
+          signUrl: row.sign_url ?? '',
+          headers: JSON.parse(
+            secretBox.open(row.sign_headers ?? '', headersContext(tenantId, kid)).toString('utf8'),
+          ) as Record<string, string>,
+          alg,
+          publicKey: publicKeyOf(row),
+        };
+        return {
+          kid,
+          alg,
+          sign: (input) => signExternally(deps.egress, target, input, deps.externalSignerTimeoutMs),
+        };
+      }
+      let privateKey = privateKeys.get(kid);
+      if (!privateKey) {
+        privateKey = privateKeyFromPem(
+          secretBox.open(row.private_key ?? '', privateContext(tenantId, kid)).toString('utf8'),
+        );
+        privateKeys.set(kid, privateKey);
+      }
+      const key = privateKey;
+      return { kid, alg, sign: async (input) => signJwsInput(alg, key, input) };
+    },
+
+    async publicKey(tenantId, kid) {
+      const row = await db
+        .selectFrom('signing_keys')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('kid', '=', kid)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return { alg: row.alg as SigningAlg, key: publicKeyOf(row), status: row.status as KeyStatus };
+    },
+  };
+  return service;
+}

@@ -1,0 +1,128 @@
+import {
+  type AuthorityTokenVerification,
+  type JWK,
+  type KeySource,
+  type NonceStore,
+  verifyAuthorityToken,
+} from '@authority-runtime/sdk';
+import { v7 as uuidv7 } from 'uuid';
+import { appendAudit } from '../audit/audit-log.js';
+import type { Clock } from '../clock.js';
+import type { Storage } from '../storage/database.js';
+import { isUniqueViolation } from '../storage/unavailable.js';
+import type { Principal } from '../tenancy/principal.js';
+import type { SigningKeyService } from './signing-keys.js';
+
+export interface ConsumeRequest {
+  token: string;
+  adapterId: string;
+  targetSystem: string;
+}
+
+export type ConsumeResult =
+  | { valid: true; claims: Extract<AuthorityTokenVerification, { valid: true }>['claims'] }
+  | { valid: false; reason: string };
+
+function claimsOf(token: string): { intentId?: unknown; tenantId?: unknown } {
+  try {
+    return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      intentId?: unknown;
+    };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * `POST /authority/tokens/consume`: verifies a token exactly like the SDK verifier (it is the SDK
+ * verifier, fed the tenant's ACTIVE and PREVIOUS keys) and consumes its nonce against the
+ * database's uniqueness constraint, recording `token.consumed` in the same transaction.
+ */
+export function createTokenConsumption(deps: {
+  storage: Storage;
+  clock: Clock;
+  keys: SigningKeyService;
+  killSwitchOn: (tenantId: string) => Promise<boolean>;
+}) {
+  const { storage, clock, keys } = deps;
+
+  function keySource(tenantId: string, failures: unknown[]): KeySource {
+    return {
+      async getKey(kid) {
+        try {
+          const set = await keys.jwks(tenantId);
+          return set.keys.find((k) => k.kid === kid) as JWK | undefined;
+        } catch (error) {
+          failures.push(error);
+          throw error;
+        }
+      },
+    };
+  }
+
+  function nonceStore(tenantId: string, principal: Principal, failures: unknown[]): NonceStore {
+    return {
+      async consume(nonce, expiresAtMs, context) {
+        const now = clock();
+        const intentId = claimsOf(context.token).intentId;
+        try {
+          await storage.writeTransaction(async (trx) => {
+            await trx
+              .insertInto('token_nonces')
+              .values({
+                tenant_id: tenantId,
+                nonce,
+                intent_id: typeof intentId === 'string' ? intentId : null,
+                adapter_id: context.adapterId,
+                consumed_at: now,
+                expires_at: expiresAtMs,
+              })
+              .execute();
+            await appendAudit(
+              trx,
+              storage.dialect,
+              tenantId,
+              [
+                {
+                  correlationId: uuidv7(),
+                  intentId: typeof intentId === 'string' ? intentId : null,
+                  actorId: principal.id,
+                  actorType: 'principal:api-key',
+                  eventType: 'token.consumed',
+                  payload: { nonce, adapterId: context.adapterId, targetSystem: context.targetSystem },
+                },
+              ],
+              now,
+            );
+          });
+          return true;
+        } catch (error) {
+          if (isUniqueViolation(error)) return false;
+          failures.push(error);
+          throw error;
+        }
+      },
+    };
+  }
+
+  return {
+    async consume(tenantId: string, principal: Principal, request: ConsumeRequest): Promise<ConsumeResult> {
+      if (await deps.killSwitchOn(tenantId)) return { valid: false, reason: 'TENANT_KILL_SWITCH' };
+      const failures: unknown[] = [];
+      const result = await verifyAuthorityToken(request.token, {
+        jwks: keySource(tenantId, failures),
+        expected: { tenantId, adapterId: request.adapterId, targetSystem: request.targetSystem },
+        nonceStore: nonceStore(tenantId, principal, failures),
+        clock,
+      });
+      if (result.valid) return { valid: true, claims: result.claims };
+      // The database failing must not read as a verdict on the token: surface the cause (503/500).
+      if (result.reason === 'NONCE_STORE_UNAVAILABLE' || result.reason === 'KEY_SOURCE_UNAVAILABLE') {
+        throw failures[0] ?? new Error(`token consumption could not complete: ${result.detail}`);
+      }
+      return { valid: false, reason: result.reason };
+    },
+  };
+}
+
+export type TokenConsumption = ReturnType<typeof createTokenConsumption>;
