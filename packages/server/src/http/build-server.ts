@@ -136,6 +136,9 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   });
 
   app.addHook('preValidation', async (request) => {
+    // An absent body is an empty object to the schema: optional-only bodies (verify-chain) accept
+    // it, and required fields are reported by name rather than as "must be object".
+    if (request.body === undefined && request.routeOptions.schema?.body !== undefined) request.body = {};
     if (request.principal !== null) checkTenantReferences(request, request.principal);
     // An id with NUL in it names nothing (and PostgreSQL could not even look it up).
     const params = request.params as Record<string, unknown> | undefined;

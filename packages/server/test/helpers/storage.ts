@@ -7,6 +7,8 @@ import { openStorage, type SqlDialect, type Storage } from '../../src/storage/da
 
 export interface TestStorage {
   storage: Storage;
+  /** Where another process can open the same database: the SQLite file or the PostgreSQL schema. */
+  location: { sqliteFile?: string; pgSchema?: string };
   /** Removes the temporary database (file or schema). */
   dispose(): Promise<void>;
 }
@@ -24,10 +26,12 @@ export async function createTestStorage(
 ): Promise<TestStorage> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'authority-test-'));
-    const storage = openStorage({ sqliteFile: path.join(dir, 'test.db') });
+    const sqliteFile = path.join(dir, 'test.db');
+    const storage = openStorage({ sqliteFile });
     if (options.migrate !== false) await storage.migrate();
     return {
       storage,
+      location: { sqliteFile },
       async dispose() {
         await storage.close().catch(() => {});
         rmSync(dir, { recursive: true, force: true });
@@ -45,6 +49,7 @@ export async function createTestStorage(
   if (options.migrate !== false) await storage.migrate();
   return {
     storage,
+    location: { pgSchema: schema },
     async dispose() {
       await storage.close().catch(() => {});
       const cleanup = new pg.Client({ connectionString: databaseUrl });

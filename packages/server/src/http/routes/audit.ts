@@ -52,8 +52,8 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     },
     async (request) => {
       const { newBreak: _recorded, ...result } = await audit.verifyChain(principalOf(request).tenantId, {
-        from: request.body?.from,
-        to: request.body?.to,
+        from: request.body.from,
+        to: request.body.to,
       });
       return result;
     },

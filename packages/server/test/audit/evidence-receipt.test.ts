@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { canonicalJson, sha256Hex } from '../../src/audit/canonical-json.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { recordIntent } from '../helpers/intents.js';
+import { ENGINES } from '../helpers/storage.js';
+
+for (const engine of ENGINES) {
+  describe(`evidence bundles and receipts (${engine})`, () => {
+    let t: TestApp;
+    let headers: Record<string, string>;
+    let otherHeaders: Record<string, string>;
+
+    before(async () => {
+      t = await createTestApp(engine);
+      const acme = await t.createTenant('acme');
+      const other = await t.createTenant('other');
+      headers = { authorization: `Bearer ${acme.ownerKey.key}`, 'x-tenant-id': 'acme' };
+      otherHeaders = { authorization: `Bearer ${other.ownerKey.key}`, 'x-tenant-id': 'other' };
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    it('signs the evidence bundle with the tenant evidence secret over intentId:integrityHash', async () => {
+      const rotated = await t.app.inject({
+        method: 'POST',
+        url: '/authority/secrets/evidence/rotate',
+        headers,
+      });
+      assert.equal(rotated.statusCode, 201, rotated.body);
+      assert.equal(rotated.headers['cache-control'], 'no-store');
+      const { secret, secretId } = rotated.json();
+      const { intentId } = await recordIntent(t.storage, t.services, t.clock(), {
+        tenantId: 'acme',
+        decision: 'APPROVED',
+      });
+
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/intent/${intentId}/evidence-bundle`,
+        headers,
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      const bundle = response.json();
+      assert.equal(bundle.intentId, intentId);
+      assert.equal(bundle.secretId, secretId);
+      assert.deepEqual(
+        bundle.events.map((e: { eventType: string }) => e.eventType),
+        ['intent.received', 'intent.decided', 'token.issued'],
+      );
+      assert.equal(bundle.integrityHash, `sha256:${sha256Hex(canonicalJson(bundle.events))}`);
+      const expected = createHmac('sha256', Buffer.from(secret, 'base64url'))
+        .update(`${intentId}:${bundle.integrityHash}`)
+        .digest('base64url');
+      assert.equal(bundle.signature, expected);
+      const forged = createHmac('sha256', Buffer.alloc(32))
+        .update(`${intentId}:${bundle.integrityHash}`)
+        .digest('base64url');
+      assert.notEqual(bundle.signature, forged);
+    });
+
+    it('keeps old evidence secrets addressable by id after a rotation', async () => {
+      const first = (
+        await t.app.inject({ method: 'POST', url: '/authority/secrets/evidence/rotate', headers })
+      ).json();
+      const second = (
+        await t.app.inject({ method: 'POST', url: '/authority/secrets/evidence/rotate', headers })
+      ).json();
+      assert.notEqual(first.secretId, second.secretId);
+      assert.deepEqual(
+        (await t.services.secrets.byId('acme', first.secretId))?.secret,
+        Buffer.from(first.secret, 'base64url'),
+      );
+      assert.equal(await t.services.secrets.byId('other', first.secretId), undefined);
+    });
+
+    it('serves a receipt whose seal binds the entries to the chain head', async () => {
+      const { intentId, token } = await recordIntent(t.storage, t.services, t.clock(), {
+        tenantId: 'acme',
+        decision: 'APPROVED',
+      });
+      const response = await t.app.inject({ method: 'GET', url: `/v1/intent/${intentId}/receipt`, headers });
+      assert.equal(response.statusCode, 200, response.body);
+      const receipt = response.json();
+      assert.equal(receipt.receiptVersion, 1);
+      assert.equal(receipt.token, token);
+      assert.equal(receipt.decision, 'APPROVED');
+      assert.deepEqual(
+        receipt.seal.entryHashes,
+        receipt.entries.map((e: { entryHash: string }) => e.entryHash),
+      );
+      assert.ok(receipt.entries.every((e: { index: number }) => e.index <= receipt.seal.headIndex));
+      const head = await t.storage.db
+        .selectFrom('audit_heads')
+        .selectAll()
+        .where('tenant_id', '=', 'acme')
+        .executeTakeFirstOrThrow();
+      assert.equal(receipt.seal.headIndex, head.last_index);
+      assert.equal(receipt.seal.headHash, head.last_hash);
+      const [sealHeader, sealPayload] = receipt.seal.signature.split('.');
+      const { signature: _s, ...sealFields } = receipt.seal;
+      assert.equal(Buffer.from(sealPayload, 'base64url').toString(), canonicalJson(sealFields));
+      assert.equal(
+        JSON.parse(Buffer.from(sealHeader, 'base64url').toString()).typ,
+        'authority-receipt-seal+jws',
+      );
+      assert.ok(receipt.jwks.keys.length >= 1);
+    });
+
+    it('answers 409 for an escalation still pending, and gives denied intents a receipt without token', async () => {
+      const pending = await recordIntent(t.storage, t.services, t.clock(), {
+        tenantId: 'acme',
+        decision: 'ESCALATED',
+        pending: true,
+      });
+      const conflict = await t.app.inject({
+        method: 'GET',
+        url: `/intent/${pending.intentId}/receipt`,
+        headers,
+      });
+      assert.equal(conflict.statusCode, 409);
+      assert.equal(conflict.json().error.code, 'CONFLICT');
+      const denied = await recordIntent(t.storage, t.services, t.clock(), {
+        tenantId: 'acme',
+        decision: 'DENIED',
+      });
+      const receipt = await t.app.inject({
+        method: 'GET',
+        url: `/intent/${denied.intentId}/receipt`,
+        headers,
+      });
+      assert.equal(receipt.statusCode, 200);
+      assert.equal(receipt.json().token, null);
+    });
+
+    it("answers another tenant's intent exactly like a missing one", async () => {
+      const { intentId } = await recordIntent(t.storage, t.services, t.clock(), {
+        tenantId: 'acme',
+        decision: 'APPROVED',
+      });
+      for (const url of [`/intent/${intentId}/receipt`, `/intent/${intentId}/evidence-bundle`]) {
+        const foreign = await t.app.inject({ method: 'GET', url, headers: otherHeaders });
+        const missing = await t.app.inject({
+          method: 'GET',
+          url: url.replace(intentId, '01a20000-0000-7000-8000-000000000000'),
+          headers,
+        });
+        assert.equal(foreign.statusCode, 404);
+        assert.equal(missing.statusCode, 404);
+        assert.equal(foreign.json().error.message, missing.json().error.message);
+        assert.ok(!foreign.body.includes(intentId), 'nothing about the foreign intent leaks');
+      }
+    });
+
+    it('requires intent:read, and tenant:admin for secret rotation', async () => {
+      const edge = await t.services.apiKeys.create('acme', { name: 'edge', role: 'edge' }, null);
+      const edgeHeaders = { authorization: `Bearer ${edge.key}`, 'x-tenant-id': 'acme' };
+      const { intentId } = await recordIntent(t.storage, t.services, t.clock(), {
+        tenantId: 'acme',
+        decision: 'DENIED',
+      });
+      const receipt = await t.app.inject({
+        method: 'GET',
+        url: `/intent/${intentId}/receipt`,
+        headers: edgeHeaders,
+      });
+      assert.equal(receipt.json().error.details.permission, 'intent:read');
+      const admin = await t.services.apiKeys.create('acme', { name: 'admin', role: 'admin' }, null);
+      const rotate = await t.app.inject({
+        method: 'POST',
+        url: '/authority/secrets/permission/rotate',
+        headers: { authorization: `Bearer ${admin.key}`, 'x-tenant-id': 'acme' },
+      });
+      assert.equal(rotate.statusCode, 403);
+      assert.equal(rotate.json().error.details.permission, 'tenant:admin');
+    });
+  });
+}

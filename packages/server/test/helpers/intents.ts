@@ -1,0 +1,73 @@
+import { v7 as uuidv7 } from 'uuid';
+import { appendAudit } from '../../src/audit/audit-log.js';
+import { type IntentDecision, intentRepository } from '../../src/intent/intent-repository.js';
+import type { Services } from '../../src/services.js';
+import type { Storage } from '../../src/storage/database.js';
+import { mintDecisionToken } from '../../src/tokens/decision-token.js';
+
+/**
+ * Records an intent the way the decision loop will: the token is signed before the transaction,
+ * then the intent row and its audit entries commit together.
+ */
+export async function recordIntent(
+  storage: Storage,
+  services: Services,
+  now: number,
+  input: { tenantId: string; decision: IntentDecision; pending?: boolean; targetSystem?: string },
+): Promise<{ intentId: string; token: string | null }> {
+  const intentId = uuidv7();
+  const correlationId = uuidv7();
+  const targetSystem = input.targetSystem ?? 'acme/payments';
+  const token =
+    input.decision === 'APPROVED'
+      ? (
+          await mintDecisionToken(
+            await services.signingKeys.signer(input.tenantId),
+            {
+              intentId,
+              tenantId: input.tenantId,
+              adapterId: 'external',
+              adapterTarget: targetSystem,
+              targetSystem,
+              proposedAction: 'merge pull request 42',
+            },
+            now,
+          )
+        ).token
+      : null;
+  await storage.writeTransaction(async (trx) => {
+    await intentRepository.insert(trx, {
+      tenantId: input.tenantId,
+      id: intentId,
+      correlationId,
+      decision: input.decision,
+      reviewState: input.pending ? 'PENDING' : 'DECIDED',
+      targetSystem,
+      token,
+      createdAt: now,
+    });
+    const base = { correlationId, intentId, actorId: 'agent-7', actorType: 'service' };
+    await appendAudit(
+      trx,
+      storage.dialect,
+      input.tenantId,
+      [
+        {
+          ...base,
+          eventType: 'intent.received',
+          payload: { targetSystem, proposedAction: 'merge pull request 42' },
+        },
+        {
+          ...base,
+          eventType: 'intent.decided',
+          payload: { targetSystem, decision: input.decision, riskScore: 30 },
+        },
+        ...(token
+          ? [{ ...base, eventType: 'token.issued', payload: { targetSystem, adapterId: 'external' } }]
+          : []),
+      ],
+      now,
+    );
+  });
+  return { intentId, token };
+}
