@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import { sameJson } from './canonical.js';
 import { KeySourceError } from './errors.js';
 import { isRecord, keyAlgorithm } from './keys.js';
 
@@ -41,25 +42,65 @@ export interface JwksDocument {
  * ```
  */
 export function staticJwks(jwks: JwksDocument): KeySource {
-  if (!isRecord(jwks) || !Array.isArray(jwks.keys)) {
-    throw new TypeError('staticJwks expects a JWK set: { keys: JWK[] }');
-  }
-  const byKid = new Map<string, JWK>();
-  for (const [index, key] of jwks.keys.entries()) {
-    if (!isRecord(key)) throw new TypeError(`staticJwks: keys[${index}] is not an object`);
-    const { kid } = key;
-    if (typeof kid !== 'string' || kid === '') throw new TypeError(`staticJwks: keys[${index}] has no kid`);
-    if (byKid.has(kid)) throw new TypeError(`staticJwks: duplicate kid ${kid}`);
-    if (key.use !== undefined && key.use !== 'sig') {
-      throw new TypeError(`staticJwks: key ${kid} is not a signature key (use ${String(key.use)})`);
-    }
-    const bound = keyAlgorithm(key);
-    if ('problem' in bound) throw new TypeError(`staticJwks: key ${kid}: ${bound.problem}`);
-    byKid.set(kid, Object.freeze({ ...key }));
-  }
+  const byKid = pinnedKeyMap(jwks, 'staticJwks', false);
   return {
     getKey: async (kid) => byKid.get(kid),
   };
+}
+
+/**
+ * Keys a verifier of receipts or exports trusts: a JWK set (typically the tenant's JWKS merged with
+ * its archive of RETIRED keys, `GET /.well-known/authority/:tenantId/jwks-archive.json`) or any
+ * {@link KeySource} (for example {@link staticJwks}).
+ */
+export type PinnedKeys = JwksDocument | KeySource;
+
+/**
+ * @internal
+ * Turns {@link PinnedKeys} into a key source. A key source is used as is. A JWK set is checked as
+ * {@link staticJwks} checks it, except that a kid listed twice with byte-identical keys is accepted
+ * once (the current JWKS and the archive fetched a moment apart may both list a key that was
+ * retired in between); a kid listed twice with different keys throws a `TypeError`.
+ *
+ * @example
+ * ```ts
+ * const keys = pinnedKeySource({ keys: [...current.keys, ...archive.keys] }, 'verifyReceipt');
+ * await keys.getKey('acme-1700000000-ABCDEFGH');
+ * ```
+ */
+export function pinnedKeySource(pinned: PinnedKeys, caller: string): KeySource {
+  if (isRecord(pinned) && typeof pinned.getKey === 'function') return pinned as KeySource;
+  if (!isRecord(pinned) || !Array.isArray(pinned.keys)) {
+    throw new TypeError(`${caller}: options.jwks must be a JWK set { keys: JWK[] } or a key source`);
+  }
+  const byKid = pinnedKeyMap(pinned as JwksDocument, caller, true);
+  return {
+    getKey: async (kid) => byKid.get(kid),
+  };
+}
+
+function pinnedKeyMap(jwks: JwksDocument, caller: string, mergeIdentical: boolean): Map<string, JWK> {
+  if (!isRecord(jwks) || !Array.isArray(jwks.keys)) {
+    throw new TypeError(`${caller} expects a JWK set: { keys: JWK[] }`);
+  }
+  const byKid = new Map<string, JWK>();
+  for (const [index, key] of jwks.keys.entries()) {
+    if (!isRecord(key)) throw new TypeError(`${caller}: keys[${index}] is not an object`);
+    const { kid } = key;
+    if (typeof kid !== 'string' || kid === '') throw new TypeError(`${caller}: keys[${index}] has no kid`);
+    const known = byKid.get(kid);
+    if (known !== undefined) {
+      if (mergeIdentical && sameJson(known, key)) continue;
+      throw new TypeError(`${caller}: duplicate kid ${kid}`);
+    }
+    if (key.use !== undefined && key.use !== 'sig') {
+      throw new TypeError(`${caller}: key ${kid} is not a signature key (use ${String(key.use)})`);
+    }
+    const bound = keyAlgorithm(key);
+    if ('problem' in bound) throw new TypeError(`${caller}: key ${kid}: ${bound.problem}`);
+    byKid.set(kid, Object.freeze({ ...key }));
+  }
+  return byKid;
 }
 
 /** Options of {@link remoteJwks}. */

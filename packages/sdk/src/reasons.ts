@@ -78,3 +78,80 @@ const ALL_REASONS: ReadonlySet<string> = new Set<string>([
 export function isVerificationFailureReason(value: unknown): value is VerificationFailureReason {
   return typeof value === 'string' && ALL_REASONS.has(value);
 }
+
+/**
+ * The reasons {@link verifyReceipt} reports, in the order in which it checks them (the first
+ * failing check is the one reported):
+ *
+ * - `RECEIPT_MALFORMED`: not a receipt of version 1 (not JSON, a member missing, of the wrong type
+ *   or unknown).
+ * - `TENANT_MISMATCH`: the receipt's `tenantId` is not `expectedTenantId`.
+ * - `ENTRY_HASH_MISMATCH`: an entry does not hash to its `entryHash`.
+ * - `ENTRY_MISMATCH`: an entry belongs to another tenant or intent, or the entries are not in chain
+ *   order or not linked where their indices are consecutive.
+ * - `SEAL_MISMATCH`: the seal names another tenant or intent, its `entryHashes` are not the
+ *   entries' hashes in order, an entry lies after `headIndex`, or the entry at `headIndex` is not
+ *   `headHash`.
+ * - `SEAL_SIGNATURE_INVALID`: the seal's JWS does not verify under a pinned key of the tenant or
+ *   does not state exactly the other seal fields.
+ * - `TOKEN_INVALID`: the token does not verify under a pinned key, does not name this intent and
+ *   tenant, or does not say `APPROVED`; or an `APPROVED` receipt carries no token, or a token comes
+ *   with another decision.
+ * - `EMBEDDED_JWKS_MISMATCH`: the receipt's informational `jwks` lists a key that is not pinned,
+ *   or differs from the pinned key of the same kid.
+ * - `KEY_SOURCE_UNAVAILABLE`: operational, only with a {@link KeySource} that throws.
+ *
+ * @example
+ * ```ts
+ * import { RECEIPT_VERIFICATION_REASONS } from '@authority-runtime/sdk';
+ *
+ * RECEIPT_VERIFICATION_REASONS.includes('SEAL_SIGNATURE_INVALID'); // true
+ * ```
+ */
+export const RECEIPT_VERIFICATION_REASONS = [
+  'RECEIPT_MALFORMED',
+  'TENANT_MISMATCH',
+  'ENTRY_HASH_MISMATCH',
+  'ENTRY_MISMATCH',
+  'SEAL_MISMATCH',
+  'SEAL_SIGNATURE_INVALID',
+  'TOKEN_INVALID',
+  'EMBEDDED_JWKS_MISMATCH',
+  'KEY_SOURCE_UNAVAILABLE',
+] as const;
+
+/** One of {@link RECEIPT_VERIFICATION_REASONS}. */
+export type ReceiptVerificationReason = (typeof RECEIPT_VERIFICATION_REASONS)[number];
+
+/**
+ * The reasons {@link verifyChainExport} reports. The first four are the service's own chain
+ * verification reasons (`POST /audit/verify-chain`); the last two are SDK-local:
+ *
+ * - `ENTRY_HASH_MISMATCH`: an entry does not hash to its `entryHash`, lacks a member or has one of
+ *   the wrong type, or belongs to another tenant.
+ * - `PREVIOUS_HASH_MISMATCH`: an entry's `previousHash` is not its predecessor's `entryHash` (64
+ *   zeros for entry 0).
+ * - `INDEX_GAP`: an entry is missing (or repeated, or out of order).
+ * - `CHECKPOINT_MISMATCH`: a checkpoint's signature fails (with pinned keys), or its `entryHash` is
+ *   not the export's entry at its index, or it names an entry the export does not hold.
+ * - `EXPORT_MALFORMED`: a line is not JSON, or not `{"entry": {…}}` / `{"checkpoint": {…}}`.
+ * - `KEY_SOURCE_UNAVAILABLE`: operational, only with a {@link KeySource} that throws.
+ *
+ * @example
+ * ```ts
+ * import { CHAIN_EXPORT_REASONS } from '@authority-runtime/sdk';
+ *
+ * CHAIN_EXPORT_REASONS.includes('INDEX_GAP'); // true
+ * ```
+ */
+export const CHAIN_EXPORT_REASONS = [
+  'ENTRY_HASH_MISMATCH',
+  'PREVIOUS_HASH_MISMATCH',
+  'INDEX_GAP',
+  'CHECKPOINT_MISMATCH',
+  'EXPORT_MALFORMED',
+  'KEY_SOURCE_UNAVAILABLE',
+] as const;
+
+/** One of {@link CHAIN_EXPORT_REASONS}. */
+export type ChainExportReason = (typeof CHAIN_EXPORT_REASONS)[number];

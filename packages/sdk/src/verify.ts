@@ -1,7 +1,7 @@
-import { type CryptoKey, compactVerify, importJWK, type JWK } from 'jose';
 import { NonceStoreError } from './errors.js';
 import type { KeySource } from './jwks.js';
-import { isRecord, keyAlgorithm, publicPart, type SupportedAlgorithm } from './keys.js';
+import { describe, resolveKey, splitCompactJws, utf8, verifyCompactJws } from './jws.js';
+import { isRecord } from './keys.js';
 import { parseKid } from './kid.js';
 import type { NonceStore } from './nonce-store.js';
 import {
@@ -94,7 +94,6 @@ export interface AuthorityTokenInvalid {
 /** The outcome of {@link verifyAuthorityToken}. */
 export type AuthorityTokenVerification = AuthorityTokenValid | AuthorityTokenInvalid;
 
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
 const STRING_CLAIMS = [
   'intentId',
   'tenantId',
@@ -107,8 +106,6 @@ const STRING_CLAIMS = [
   'expiresAt',
   'nonce',
 ] as const;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-const importedKeys = new WeakMap<JWK, { alg: SupportedAlgorithm; key: Promise<CryptoKey | Uint8Array> }>();
 
 /**
  * Verifies an Authority Decision Token offline, as a downstream adapter must before executing.
@@ -172,55 +169,10 @@ export async function verifyAuthorityToken(
   const settings = checkOptions(options);
   const { expected } = settings;
 
-  // 1. Structure.
-  const parts = splitToken(token);
-  if (typeof parts === 'string') return fail('TOKEN_MALFORMED', parts);
-  const { header, signingToken } = parts;
-  const kid = header.kid as string;
-
-  // 2. Key id.
-  const parsedKid = parseKid(kid);
-  if (parsedKid === undefined)
-    return fail('KID_MISMATCH', 'kid is not of the form <tenantId>-<seconds>-<base32>');
-  if (parsedKid.tenantId !== expected.tenantId) return fail('KID_MISMATCH', 'kid belongs to another tenant');
-  if (settings.pinnedKid !== undefined && kid !== settings.pinnedKid) {
-    return fail('KID_MISMATCH', 'kid is not the pinned kid');
-  }
-  let jwk: JWK | undefined;
-  try {
-    jwk = await settings.jwks.getKey(kid);
-  } catch (error) {
-    return fail('KEY_SOURCE_UNAVAILABLE', `key source failed: ${describe(error)}`);
-  }
-  if (jwk === undefined || jwk === null) return fail('KID_MISMATCH', 'kid is not in the key set');
-  if (!isRecord(jwk) || (jwk.kid !== undefined && jwk.kid !== kid)) {
-    return fail('KID_MISMATCH', 'the key source returned a key of another kid');
-  }
-
-  // 3. Signature, issuer, audience. The algorithm is the key's, never the header's choice.
-  const bound = keyAlgorithm(jwk);
-  if ('problem' in bound) return fail('SIGNATURE_VERIFICATION_FAILED', `unusable key: ${bound.problem}`);
-  if (header.alg !== bound.alg) {
-    return fail(
-      'SIGNATURE_VERIFICATION_FAILED',
-      `header alg ${JSON.stringify(header.alg)} is not the key's ${bound.alg}`,
-    );
-  }
-  let payloadBytes: Uint8Array;
-  try {
-    const key = await importKey(jwk, bound.alg);
-    const verified = await compactVerify(signingToken, key, { algorithms: [bound.alg] });
-    payloadBytes = verified.payload;
-  } catch (error) {
-    return fail('SIGNATURE_VERIFICATION_FAILED', `signature check failed: ${describe(error)}`);
-  }
-  const claims = decodeClaims(payloadBytes);
-  if (typeof claims === 'string') return fail('TOKEN_MALFORMED', claims);
-  if (claims.iss !== AUTHORITY_ISSUER)
-    return fail('SIGNATURE_VERIFICATION_FAILED', 'iss is not service-authority');
-  if (claims.aud !== claims.adapterId) {
-    return fail('SIGNATURE_VERIFICATION_FAILED', 'aud is not the token adapterId');
-  }
+  // 1–3. Structure, key id, signature, issuer, audience.
+  const checked = await verifyTokenSignature(token, settings.jwks, expected.tenantId, settings.pinnedKid);
+  if (!checked.valid) return checked;
+  const { claims } = checked;
 
   // 4. Lifetime.
   const now = settings.clock();
@@ -316,40 +268,67 @@ function checkOptions(options: VerifyAuthorityTokenOptions): Settings {
   };
 }
 
-interface TokenParts {
-  header: Record<string, unknown>;
-  /** The token itself, handed to jose unchanged. */
-  signingToken: string;
+/** @internal A token whose signature, issuer and audience verified; see {@link verifyTokenSignature}. */
+export interface SignedTokenClaims {
+  valid: true;
+  /** The type-checked claims; `decision` is not yet checked against `APPROVED`. */
+  claims: DecodedClaims;
+  /** The kid the token was verified under. */
+  kid: string;
 }
 
-/** Returns the decoded header, or why the token is structurally malformed. */
-function splitToken(token: unknown): TokenParts | string {
-  if (typeof token !== 'string') return 'the token is not a string';
-  if (token.length > MAX_TOKEN_LENGTH) return 'the token is too long';
-  const parts = token.split('.');
-  if (parts.length !== 3) return 'the token does not have three parts';
-  const [headerPart, payloadPart] = parts as [string, string, string];
-  if (headerPart === '' || payloadPart === '') return 'empty header or payload';
-  for (const part of parts) {
-    // Canonical base64url only: otherwise several strings (differing in unused trailing bits)
-    // would decode to the same bytes and a "modified" token would still verify.
-    if (!BASE64URL.test(part) || part.length % 4 === 1) return 'a part is not base64url';
-    if (Buffer.from(part, 'base64url').toString('base64url') !== part)
-      return 'a part is not canonical base64url';
+/**
+ * @internal
+ * Checks 1 to 3 of {@link verifyAuthorityToken}, shared with `verifyReceipt`: structure
+ * (`TOKEN_MALFORMED`), key id (`KID_MISMATCH`: form, tenant prefix `tenantId`, `pinnedKid`, known to
+ * `jwks`; `KEY_SOURCE_UNAVAILABLE` when the source throws), then the signature with the algorithm
+ * fixed by the key, the claim types (`TOKEN_MALFORMED`) and `iss` / `aud`
+ * (`SIGNATURE_VERIFICATION_FAILED`). Lifetime, decision and the adapter binding are left to the
+ * caller. Never throws for a bad token.
+ *
+ * @example
+ * ```ts
+ * const checked = await verifyTokenSignature(token, staticJwks({ keys }), 'acme');
+ * if (!checked.valid) return checked; // { valid: false, reason, detail }
+ * checked.claims.intentId;
+ * ```
+ */
+export async function verifyTokenSignature(
+  token: unknown,
+  jwks: KeySource,
+  tenantId: string,
+  pinnedKid?: string,
+): Promise<SignedTokenClaims | AuthorityTokenInvalid> {
+  // 1. Structure.
+  const parts = splitCompactJws(token, MAX_TOKEN_LENGTH);
+  if (typeof parts === 'string') return fail('TOKEN_MALFORMED', parts);
+  const { kid } = parts.header;
+
+  // 2. Key id.
+  const parsedKid = parseKid(kid);
+  if (parsedKid === undefined)
+    return fail('KID_MISMATCH', 'kid is not of the form <tenantId>-<seconds>-<base32>');
+  if (parsedKid.tenantId !== tenantId) return fail('KID_MISMATCH', 'kid belongs to another tenant');
+  if (pinnedKid !== undefined && kid !== pinnedKid) return fail('KID_MISMATCH', 'kid is not the pinned kid');
+  const found = await resolveKey(jwks, kid);
+  if ('unavailable' in found) return fail('KEY_SOURCE_UNAVAILABLE', found.unavailable);
+  if ('unknown' in found) return fail('KID_MISMATCH', found.unknown);
+
+  // 3. Signature, issuer, audience. The algorithm is the key's, never the header's choice.
+  const verified = await verifyCompactJws(parts, found.jwk);
+  if ('problem' in verified) return fail('SIGNATURE_VERIFICATION_FAILED', verified.problem);
+  const claims = decodeClaims(verified.payload);
+  if (typeof claims === 'string') return fail('TOKEN_MALFORMED', claims);
+  if (claims.iss !== AUTHORITY_ISSUER)
+    return fail('SIGNATURE_VERIFICATION_FAILED', 'iss is not service-authority');
+  if (claims.aud !== claims.adapterId) {
+    return fail('SIGNATURE_VERIFICATION_FAILED', 'aud is not the token adapterId');
   }
-  let header: unknown;
-  try {
-    header = JSON.parse(utf8.decode(Buffer.from(headerPart, 'base64url')));
-  } catch {
-    return 'the header is not JSON';
-  }
-  if (!isRecord(header)) return 'the header is not a JSON object';
-  if (typeof header.alg !== 'string') return 'the header has no alg';
-  if (typeof header.kid !== 'string' || header.kid === '') return 'the header has no kid';
-  return { header, signingToken: token };
+  return { valid: true, claims, kid };
 }
 
-type DecodedClaims = Omit<AuthorityTokenClaims, 'decision' | 'iss' | 'aud'> & {
+/** @internal The claims after their types were checked, before their values were. */
+export type DecodedClaims = Omit<AuthorityTokenClaims, 'decision' | 'iss' | 'aud'> & {
   decision: string;
   iss: unknown;
   aud: unknown;
@@ -376,16 +355,6 @@ function decodeClaims(payload: Uint8Array): DecodedClaims | string {
   return claims as DecodedClaims;
 }
 
-function importKey(jwk: JWK, alg: SupportedAlgorithm): Promise<CryptoKey | Uint8Array> {
-  const cached = importedKeys.get(jwk);
-  if (cached !== undefined && cached.alg === alg) return cached.key;
-  const key = importJWK(publicPart(jwk), alg);
-  importedKeys.set(jwk, { alg, key });
-  // A failed import is not cached, so a transient failure does not stick.
-  key.catch(() => importedKeys.delete(jwk));
-  return key;
-}
-
 /** Reasons a remote store (the service's consume endpoint) may legitimately report. */
 function isRemoteReason(value: unknown): value is TokenVerificationReason | 'TENANT_KILL_SWITCH' {
   return (
@@ -396,8 +365,4 @@ function isRemoteReason(value: unknown): value is TokenVerificationReason | 'TEN
 
 function fail(reason: VerificationFailureReason, detail: string): AuthorityTokenInvalid {
   return { valid: false, reason, detail };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,13 +12,11 @@ export interface ChainBreak {
   reason: ChainBreakReason;
 }
 
-/** An entry as the verifier receives it: the canonical text that was hashed, the stored hash, and the
- * values stored beside it (which must agree with the text). */
+/** An entry as the verifier receives it: the canonical text that was hashed and the stored hash. */
 export interface StoredEntry {
   index: number;
   canonical: string;
   entryHash: string;
-  columns?: Partial<Pick<AuditEntry, 'tenantId' | 'eventType' | 'intentId' | 'actorId' | 'previousHash'>>;
 }
 
 /** A checkpoint whose signature the caller has already checked (or found wanting). */
@@ -61,12 +59,10 @@ export class ChainVerifier {
     } catch {
       return { brokenAt: stored.index, reason: 'ENTRY_HASH_MISMATCH' };
     }
-    const columns = stored.columns ?? {};
     const consistent =
       sha256Hex(stored.canonical) === stored.entryHash &&
       parsed.index === stored.index &&
-      parsed.tenantId === this.tenantId &&
-      Object.entries(columns).every(([key, value]) => parsed[key as keyof AuditEntry] === value);
+      parsed.tenantId === this.tenantId;
     if (!consistent) return { brokenAt: stored.index, reason: 'ENTRY_HASH_MISMATCH' };
     if (this.previousHash !== undefined && parsed.previousHash !== this.previousHash) {
       return { brokenAt: stored.index, reason: 'PREVIOUS_HASH_MISMATCH' };

@@ -102,7 +102,7 @@ function parseCidrList(variable: string, raw: string): Cidr[] {
           : ([ipaddr.parse(part), part.includes(':') ? 128 : 32] as Cidr);
       } catch {
         throw new ConfigError(
-          'TRUST_PROXY',
+          variable,
           `must be a comma-separated list of addresses or CIDR blocks (got "${part}")`,
         );
       }

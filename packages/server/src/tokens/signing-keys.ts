@@ -214,7 +214,18 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
   }
 
   async function rotateTo(row: SigningKeysTable, principal: Principal, now: number): Promise<SigningKeyView> {
-    await storage.writeTransaction((trx) => installActive(trx, row, principal, now));
+    try {
+      await storage.writeTransaction((trx) => installActive(trx, row, principal, now));
+    } catch (error) {
+      // A concurrent rotation committed first (one ACTIVE key per tenant): this one rolled back, and
+      // the guard now applies to the winner's PREVIOUS key.
+      if (isUniqueViolation(error)) {
+        throw new AppError('CONFLICT', 'Another rotation happened at the same time; rotate again later', {
+          retryAfterSeconds: Math.ceil(ROTATION_GUARD_MS / 1000),
+        });
+      }
+      throw error;
+    }
     return toView(row);
   }
 

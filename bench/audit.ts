@@ -1,0 +1,163 @@
+// Audit appends per second for one tenant (one transaction per append, as a decision commits),
+// and verify-chain over a long chain: time and peak memory.
+// Run: npx tsx bench/audit.ts --engine sqlite|postgres [--appends 5000] [--concurrency 1,8] [--chain 1000000]
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import type { AuditEvent } from '../packages/server/src/audit/audit-entry.js';
+import { GENESIS_HASH, sealEntry } from '../packages/server/src/audit/audit-entry.js';
+import { appendAudit } from '../packages/server/src/audit/audit-log.js';
+import { verifyStoredChain } from '../packages/server/src/audit/chain-verification.js';
+import { systemClock } from '../packages/server/src/clock.js';
+import { openStorage, type Storage } from '../packages/server/src/storage/database.js';
+import { tenantRepository } from '../packages/server/src/tenancy/tenant-repository.js';
+import { machineLine } from './machine.js';
+
+const { values } = parseArgs({
+  options: {
+    engine: { type: 'string', default: 'sqlite' },
+    appends: { type: 'string', default: '5000' },
+    concurrency: { type: 'string', default: '1,8' },
+    chain: { type: 'string', default: '0' },
+  },
+});
+
+const event = (n: number): AuditEvent => ({
+  correlationId: '01a2014e-fa12-72fe-ad37-ce9fbf547fe6',
+  intentId: '01a2014e-fa12-72fe-ad37-ce9fbf547fe7',
+  actorId: 'agent-7',
+  actorType: 'service',
+  eventType: 'intent.decided',
+  payload: {
+    n,
+    decision: 'APPROVED',
+    riskScore: 35,
+    targetSystem: 'acme/payments',
+    rationale: ['starter allow'],
+  },
+});
+
+async function open(): Promise<{ storage: Storage; cleanup: () => Promise<void> }> {
+  if (values.engine === 'postgres') {
+    const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    const schema = `bench_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    const storage = openStorage({ databaseUrl: url, pgSchema: schema, poolSize: 10 });
+    return {
+      storage,
+      cleanup: async () => {
+        await storage.close();
+        await admin.query(`drop schema ${schema} cascade`);
+        await admin.end();
+      },
+    };
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'authority-bench-'));
+  const storage = openStorage({ sqliteFile: path.join(dir, 'bench.db') });
+  return {
+    storage,
+    cleanup: async () => {
+      await storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const { storage, cleanup } = await open();
+await storage.migrate();
+await tenantRepository.insert(
+  storage.db,
+  { id: 'bench', name: 'bench', plan: 'enterprise', rateLimitPerMinute: 1 },
+  Date.now(),
+);
+console.log(`machine: ${machineLine()}`);
+console.log(`engine: ${values.engine}`);
+
+let n = 0;
+for (const concurrency of values.concurrency.split(',').map(Number)) {
+  const total = Number(values.appends);
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = 0; i < total / concurrency; i++) {
+        n += 1;
+        const k = n;
+        await storage.writeTransaction((trx) =>
+          appendAudit(trx, storage.dialect, 'bench', [event(k)], Date.now()),
+        );
+      }
+    }),
+  );
+  const secondsTaken = Number(process.hrtime.bigint() - start) / 1e9;
+  console.log(
+    `appends, ${concurrency} concurrent writer(s): ${Math.round(total / secondsTaken)} /s (${total} in ${secondsTaken.toFixed(2)} s)`,
+  );
+}
+
+const chainLength = Number(values.chain);
+if (chainLength > 0) {
+  // Build a long chain quickly with bulk inserts (the same sealing code as appends), then verify it.
+  await storage.db.deleteFrom('audit_entries').execute();
+  await storage.db.deleteFrom('audit_heads').execute();
+  let previous = GENESIS_HASH;
+  const now = Date.now();
+  const batch = 400;
+  for (let from = 0; from < chainLength; from += 10_000) {
+    await storage.writeTransaction(async (trx) => {
+      for (let i = from; i < Math.min(from + 10_000, chainLength); i += batch) {
+        const rows = [];
+        for (let j = i; j < Math.min(i + batch, chainLength); j++) {
+          const sealed = sealEntry('bench', j, previous, event(j), now);
+          previous = sealed.entry.entryHash;
+          rows.push({
+            tenant_id: 'bench',
+            idx: j,
+            correlation_id: sealed.entry.correlationId,
+            intent_id: sealed.entry.intentId,
+            actor_id: sealed.entry.actorId,
+            actor_type: sealed.entry.actorType,
+            event_type: sealed.entry.eventType,
+            target_system: 'acme/payments',
+            previous_hash: sealed.entry.previousHash,
+            entry_hash: sealed.entry.entryHash,
+            canonical: sealed.canonical,
+            created_at: now,
+          });
+        }
+        await trx.insertInto('audit_entries').values(rows).execute();
+      }
+    });
+  }
+  await storage.db
+    .insertInto('audit_heads')
+    .values({
+      tenant_id: 'bench',
+      last_index: chainLength - 1,
+      last_hash: previous,
+      last_checkpoint_index: -1,
+      last_checkpoint_at: now,
+    })
+    .execute();
+  global.gc?.();
+  const baseline = process.memoryUsage().rss;
+  let peak = baseline;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  const start = process.hrtime.bigint();
+  const result = await verifyStoredChain(storage, systemClock, 'bench', async () => undefined);
+  const secondsTaken = Number(process.hrtime.bigint() - start) / 1e9;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().rss);
+  console.log(
+    `verify-chain over ${chainLength.toLocaleString('en-US')} entries: valid=${result.valid} in ${secondsTaken.toFixed(2)} s ` +
+      `(${Math.round(chainLength / secondsTaken).toLocaleString('en-US')} entries/s), RSS before ${(baseline / 2 ** 20).toFixed(0)} MiB, ` +
+      `peak ${(peak / 2 ** 20).toFixed(0)} MiB (+${((peak - baseline) / 2 ** 20).toFixed(0)} MiB)`,
+  );
+}
+await cleanup();

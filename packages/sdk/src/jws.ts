@@ -1,0 +1,214 @@
+import { type CryptoKey, compactVerify, importJWK, type JWK } from 'jose';
+import type { KeySource } from './jwks.js';
+import { isRecord, keyAlgorithm, publicPart, type SupportedAlgorithm } from './keys.js';
+import { parseKid } from './kid.js';
+
+/**
+ * Shared compact-JWS machinery of the verifiers: structural splitting, key look-up in a
+ * {@link KeySource}, and signature verification with the algorithm fixed by the key. Used by
+ * `verifyAuthorityToken` (tokens), `verifyReceipt` (tokens and receipt seals) and
+ * `verifyChainExport` (checkpoints). Nothing here is exported from the package.
+ */
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/** @internal A strict UTF-8 decoder: invalid byte sequences throw instead of being replaced. */
+export const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const importedKeys = new WeakMap<JWK, { alg: SupportedAlgorithm; key: Promise<CryptoKey | Uint8Array> }>();
+
+/** @internal A compact JWS that passed the structural checks; nothing in it is verified yet. */
+export interface CompactJwsParts {
+  /** The decoded protected header: a JSON object with a string `alg` and a non-empty string `kid`. */
+  header: Record<string, unknown> & { alg: string; kid: string };
+  /** The JWS itself, handed to jose unchanged. */
+  compact: string;
+}
+
+/**
+ * @internal
+ * Splits a compact JWS and decodes its header. Returns the parts, or why the value (named `subject`
+ * in the messages) is not a
+ * well-formed compact JWS: not a string, longer than `maxLength`, not three non-empty canonical
+ * base64url parts (an empty signature is allowed here and fails verification later), a header that
+ * is not a JSON object, or a header without a string `alg` or a non-empty string `kid`.
+ *
+ * Only canonical base64url is accepted: otherwise several strings (differing in unused trailing
+ * bits) would decode to the same bytes, and a "modified" JWS would still verify.
+ *
+ * @example
+ * ```ts
+ * const parts = splitCompactJws(token, 16_384);
+ * if (typeof parts === 'string') return fail('TOKEN_MALFORMED', parts);
+ * parts.header.kid; // 'acme-1700000000-ABCDEFGH'
+ * ```
+ */
+export function splitCompactJws(
+  value: unknown,
+  maxLength: number,
+  subject = 'the token',
+): CompactJwsParts | string {
+  if (typeof value !== 'string') return `${subject} is not a string`;
+  if (value.length > maxLength) return `${subject} is too long`;
+  const parts = value.split('.');
+  if (parts.length !== 3) return `${subject} does not have three parts`;
+  const [headerPart, payloadPart] = parts as [string, string, string];
+  if (headerPart === '' || payloadPart === '') return 'empty header or payload';
+  for (const part of parts) {
+    if (!BASE64URL.test(part) || part.length % 4 === 1) return 'a part is not base64url';
+    if (Buffer.from(part, 'base64url').toString('base64url') !== part)
+      return 'a part is not canonical base64url';
+  }
+  let header: unknown;
+  try {
+    header = JSON.parse(utf8.decode(Buffer.from(headerPart, 'base64url')));
+  } catch {
+    return 'the header is not JSON';
+  }
+  if (!isRecord(header)) return 'the header is not a JSON object';
+  if (typeof header.alg !== 'string') return 'the header has no alg';
+  if (typeof header.kid !== 'string' || header.kid === '') return 'the header has no kid';
+  return { header: header as CompactJwsParts['header'], compact: value };
+}
+
+/**
+ * @internal
+ * Looks `kid` up in a key source. `{ jwk }` when found (and the source did not answer with a key of
+ * another kid), `{ unknown }` when the kid is not in the set, `{ unavailable }` when the source
+ * threw (it has no key set to consult).
+ *
+ * @example
+ * ```ts
+ * const found = await resolveKey(staticJwks({ keys }), 'acme-1700000000-ABCDEFGH');
+ * if ('jwk' in found) use(found.jwk);
+ * ```
+ */
+export async function resolveKey(
+  source: KeySource,
+  kid: string,
+): Promise<{ jwk: JWK } | { unknown: string } | { unavailable: string }> {
+  let jwk: JWK | undefined;
+  try {
+    jwk = await source.getKey(kid);
+  } catch (error) {
+    return { unavailable: `key source failed: ${describe(error)}` };
+  }
+  if (jwk === undefined || jwk === null) return { unknown: 'kid is not in the key set' };
+  if (!isRecord(jwk) || (jwk.kid !== undefined && jwk.kid !== kid)) {
+    return { unknown: 'the key source returned a key of another kid' };
+  }
+  return { jwk };
+}
+
+/**
+ * @internal
+ * Verifies a structurally checked compact JWS under `jwk`. The algorithm is the key's own `alg`
+ * (EdDSA, RS256 or ES256, matching the key type) and the header must name exactly it, so `alg:
+ * none`, HS256 keyed with the public key and any other algorithm confusion fail. Returns the
+ * verified payload bytes, or why verification failed.
+ *
+ * @example
+ * ```ts
+ * const checked = await verifyCompactJws(parts, jwk);
+ * if ('problem' in checked) return fail('SIGNATURE_VERIFICATION_FAILED', checked.problem);
+ * const claims = JSON.parse(new TextDecoder().decode(checked.payload));
+ * ```
+ */
+export async function verifyCompactJws(
+  parts: CompactJwsParts,
+  jwk: JWK,
+): Promise<{ payload: Uint8Array; alg: SupportedAlgorithm } | { problem: string }> {
+  const bound = keyAlgorithm(jwk);
+  if ('problem' in bound) return { problem: `unusable key: ${bound.problem}` };
+  if (parts.header.alg !== bound.alg) {
+    return { problem: `header alg ${JSON.stringify(parts.header.alg)} is not the key's ${bound.alg}` };
+  }
+  try {
+    const key = await importKey(jwk, bound.alg);
+    const verified = await compactVerify(parts.compact, key, { algorithms: [bound.alg] });
+    return { payload: verified.payload, alg: bound.alg };
+  } catch (error) {
+    return { problem: `signature check failed: ${describe(error)}` };
+  }
+}
+
+function importKey(jwk: JWK, alg: SupportedAlgorithm): Promise<CryptoKey | Uint8Array> {
+  const cached = importedKeys.get(jwk);
+  if (cached !== undefined && cached.alg === alg) return cached.key;
+  const key = importJWK(publicPart(jwk), alg);
+  importedKeys.set(jwk, { alg, key });
+  // A failed import is not cached, so a transient failure does not stick.
+  key.catch(() => importedKeys.delete(jwk));
+  return key;
+}
+
+/**
+ * @internal
+ * The message of an error, or its string form.
+ *
+ * @example
+ * ```ts
+ * describe(new Error('boom')); // 'boom'
+ * describe(42); // '42'
+ * ```
+ */
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** @internal What {@link verifySignedStatement} checks a statement JWS against. */
+export interface SignedStatementExpectation {
+  /** The header's `typ`, required verbatim (`authority-receipt-seal+jws`, `authority-checkpoint+jws`). */
+  typ: string;
+  /** The tenant whose key must have signed: the kid's tenant prefix must be exactly this. */
+  tenantId: string;
+  /** When given, the header's kid must be exactly this (a checkpoint names its kid). */
+  kid?: string;
+  /** The exact payload text the JWS must carry (the JCS of the statement's other fields). */
+  payload: string;
+  /** The pinned keys. */
+  keys: KeySource;
+}
+
+/**
+ * @internal
+ * Verifies a signed statement of the service (a receipt seal or a checkpoint): a compact JWS with
+ * header `{alg, typ, kid}` whose payload is exactly `expected.payload`, signed by a pinned key of
+ * `expected.tenantId` with the algorithm fixed by that key. `{ ok: true }`, `{ problem }` when the
+ * statement does not verify, `{ unavailable }` when the key source threw.
+ *
+ * @example
+ * ```ts
+ * const checked = await verifySignedStatement(seal.signature, {
+ *   typ: 'authority-receipt-seal+jws', tenantId: 'acme', payload: canonicalJson(fields), keys,
+ * });
+ * if (!('ok' in checked)) return fail('SEAL_SIGNATURE_INVALID', checked.problem ?? checked.unavailable);
+ * ```
+ */
+export async function verifySignedStatement(
+  jws: unknown,
+  expected: SignedStatementExpectation,
+): Promise<{ ok: true } | { problem: string } | { unavailable: string }> {
+  const parts = splitCompactJws(jws, Number.MAX_SAFE_INTEGER, 'the signature');
+  if (typeof parts === 'string') return { problem: parts };
+  const { kid, typ } = parts.header;
+  if (typ !== expected.typ) return { problem: `header typ ${JSON.stringify(typ)} is not ${expected.typ}` };
+  if (expected.kid !== undefined && kid !== expected.kid)
+    return { problem: 'header kid is not the named kid' };
+  const parsedKid = parseKid(kid);
+  if (parsedKid === undefined) return { problem: 'kid is not of the form <tenantId>-<seconds>-<base32>' };
+  if (parsedKid.tenantId !== expected.tenantId) return { problem: 'kid belongs to another tenant' };
+  const found = await resolveKey(expected.keys, kid);
+  if ('unavailable' in found) return found;
+  if ('unknown' in found) return { problem: `${found.unknown} (kid ${kid})` };
+  const verified = await verifyCompactJws(parts, found.jwk);
+  if ('problem' in verified) return verified;
+  let text: string;
+  try {
+    text = utf8.decode(verified.payload);
+  } catch {
+    return { problem: 'the signed payload is not UTF-8' };
+  }
+  if (text !== expected.payload) return { problem: 'the signed payload is not the JCS of the other fields' };
+  return { ok: true };
+}
