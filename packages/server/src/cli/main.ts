@@ -8,6 +8,7 @@ import { PLANS } from '../tenancy/tenant.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
 import { type GlobalFlags, withStorage } from './context.js';
 import { serve } from './serve.js';
+import { chainVerify, receiptVerify, VerifyInputError } from './verify-commands.js';
 
 function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
@@ -134,6 +135,34 @@ keys
     });
   });
 
+const receipt = program.command('receipt').description('offline receipt tools');
+receipt
+  .command('verify <file>')
+  .description(
+    'verify a receipt (GET /intent/:id/receipt) offline against pinned keys; exit 0 valid, 1 invalid',
+  )
+  .requiredOption(
+    '--jwks <sources...>',
+    "JWK set files or URLs to trust (a tenant's jwks.json URL brings its archive)",
+  )
+  .action(async (file: string, options: { jwks: string[] }) => {
+    process.exitCode = await receiptVerify(file, options.jwks, process.stdout);
+  });
+
+const chain = program.command('chain').description('offline audit chain tools');
+chain
+  .command('verify <file>')
+  .description('verify an NDJSON export (GET /audit/:tenantId/export) offline; exit 0 valid, 1 invalid')
+  .option('--jwks <sources...>', 'JWK set files or URLs to check checkpoint signatures against')
+  .action(async (file: string, options: { jwks?: string[] }) => {
+    process.exitCode = await chainVerify(
+      file,
+      options.jwks ?? [],
+      process.stdout,
+      process.stderr.isTTY === true,
+    );
+  });
+
 function describe(error: unknown): string {
   if (error instanceof ConfigError) return `configuration error: ${error.message}`;
   if (error instanceof AppError) {
@@ -145,5 +174,5 @@ function describe(error: unknown): string {
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`authority: ${describe(error)}\n`);
-  process.exit(error instanceof ConfigError ? 2 : 1);
+  process.exit(error instanceof ConfigError || error instanceof VerifyInputError ? 2 : 1);
 });

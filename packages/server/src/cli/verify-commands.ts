@@ -1,0 +1,121 @@
+import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { type JWK, verifyChainExport, verifyReceipt } from '@authority-runtime/sdk';
+import { SingleBar } from 'cli-progress';
+
+/** Exit codes of the verify commands: 0 valid, 1 invalid, 2 the input could not be read. */
+export class VerifyInputError extends Error {}
+
+async function loadJwksSource(source: string): Promise<JWK[]> {
+  let text: string;
+  if (/^https?:\/\//.test(source)) {
+    const response = await fetch(source, { redirect: 'error' });
+    if (!response.ok) throw new VerifyInputError(`${source} answered ${response.status}`);
+    text = await response.text();
+  } else {
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch (error) {
+      throw new VerifyInputError(`cannot read ${source}: ${(error as Error).message}`);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new VerifyInputError(`${source} is not JSON`);
+  }
+  const keys = (parsed as { keys?: unknown }).keys;
+  if (!Array.isArray(keys)) throw new VerifyInputError(`${source} is not a JWK set ({"keys": [...]})`);
+  return keys as JWK[];
+}
+
+/**
+ * The pinned keys: every --jwks source merged. A tenant JWKS URL brings its archive along
+ * (`…/jwks.json` → `…/jwks-archive.json`), since receipts and checkpoints may name retired keys.
+ */
+export async function loadPinnedKeys(sources: readonly string[]): Promise<{ keys: JWK[] }> {
+  const all: JWK[] = [];
+  for (const source of sources) {
+    all.push(...(await loadJwksSource(source)));
+    if (/^https?:\/\/.*\/jwks\.json$/.test(source)) {
+      all.push(...(await loadJwksSource(source.replace(/\/jwks\.json$/, '/jwks-archive.json'))));
+    }
+  }
+  const seen = new Map<string, string>();
+  const keys = all.filter((key) => {
+    const text = JSON.stringify(key);
+    if (seen.get(String(key.kid)) === text) return false;
+    seen.set(String(key.kid), text);
+    return true;
+  });
+  return { keys };
+}
+
+export async function receiptVerify(
+  file: string,
+  jwksSources: readonly string[],
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  let receipt: unknown;
+  try {
+    receipt = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new VerifyInputError(`cannot read receipt ${file}: ${(error as Error).message}`);
+  }
+  const result = await verifyReceipt(receipt, { jwks: await loadPinnedKeys(jwksSources) });
+  if (result.valid) {
+    out.write(
+      `VALID receipt for intent ${result.receipt.intentId} (tenant ${result.receipt.tenantId}, decision ${result.receipt.decision}, ` +
+        `${result.receipt.entries.length} entries sealed at head index ${result.receipt.seal.headIndex})\n`,
+    );
+    return 0;
+  }
+  out.write(`INVALID receipt: ${result.reason}: ${result.detail}\n`);
+  return 1;
+}
+
+export async function chainVerify(
+  file: string,
+  jwksSources: readonly string[],
+  out: NodeJS.WritableStream,
+  progress: boolean,
+): Promise<number> {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (error) {
+    throw new VerifyInputError(`cannot read export ${file}: ${(error as Error).message}`);
+  }
+  const stream = createReadStream(file, { encoding: 'utf8' });
+  const bar = progress
+    ? new SingleBar({ format: 'verifying [{bar}] {percentage}% | {value}/{total} bytes | {entries} entries' })
+    : undefined;
+  let entries = 0;
+  bar?.start(size, 0, { entries: 0 });
+  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  const result = await verifyChainExport(lines, {
+    ...(jwksSources.length > 0 ? { jwks: await loadPinnedKeys(jwksSources) } : {}),
+    onProgress: (count) => {
+      entries = count;
+      bar?.update(stream.bytesRead, { entries });
+    },
+  });
+  bar?.update(size, { entries: result.length });
+  bar?.stop();
+  const checkpoints =
+    `${result.checkpointsVerified} checkpoint(s) verified` +
+    (result.checkpointsUnverified > 0
+      ? `, ${result.checkpointsUnverified} not signature-checked (no --jwks)`
+      : '');
+  if (result.valid) {
+    out.write(
+      `VALID chain export: ${result.length} entries, latest hash ${result.latestHash}, ${checkpoints}\n`,
+    );
+    return 0;
+  }
+  out.write(
+    `INVALID chain export: ${result.reason} at index ${result.brokenAt} (${result.detail}); ${result.length} entries verified before it\n`,
+  );
+  return 1;
+}

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { appendEvents } from '../helpers/audit.js';
+import { recordIntent } from '../helpers/intents.js';
+
+const CLI = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
+
+/** Runs the CLI without blocking this process, whose server answers the CLI's JWKS requests. */
+function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+describe('authority receipt verify and chain verify', () => {
+  let t: TestApp;
+  let dir: string;
+  let base: string;
+  let headers: Record<string, string>;
+
+  before(async () => {
+    t = await createTestApp('sqlite');
+    const { ownerKey } = await t.createTenant('acme');
+    headers = { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'acme' };
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    dir = mkdtempSync(path.join(tmpdir(), 'authority-verify-'));
+  });
+  after(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function get(url: string): Promise<string> {
+    const response = await t.app.inject({ method: 'GET', url, headers });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.body;
+  }
+
+  it('verifies a receipt against a pinned JWKS file and URL, and rejects tampering and unpinned keys', async () => {
+    const { intentId } = await recordIntent(t.storage, t.services, t.clock(), {
+      tenantId: 'acme',
+      decision: 'APPROVED',
+    });
+    const receiptText = await get(`/intent/${intentId}/receipt`);
+    const receiptFile = path.join(dir, 'receipt.json');
+    writeFileSync(receiptFile, receiptText);
+    const jwksFile = path.join(dir, 'jwks.json');
+    writeFileSync(jwksFile, await get('/.well-known/authority/acme/jwks.json'));
+
+    const ok = await cli('receipt', 'verify', receiptFile, '--jwks', jwksFile);
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, new RegExp(`^VALID receipt for intent ${intentId}`));
+
+    const viaUrl = await cli(
+      'receipt',
+      'verify',
+      receiptFile,
+      '--jwks',
+      `${base}/.well-known/authority/acme/jwks.json`,
+    );
+    assert.equal(viaUrl.status, 0, viaUrl.stdout + viaUrl.stderr);
+
+    const receipt = JSON.parse(receiptText);
+    receipt.entries[1].payload.riskScore = 1;
+    const tamperedFile = path.join(dir, 'tampered.json');
+    writeFileSync(tamperedFile, JSON.stringify(receipt));
+    const tampered = await cli('receipt', 'verify', tamperedFile, '--jwks', jwksFile);
+    assert.equal(tampered.status, 1);
+    assert.match(tampered.stdout, /^INVALID receipt: ENTRY_HASH_MISMATCH/);
+
+    const strangerFile = path.join(dir, 'stranger.json');
+    writeFileSync(strangerFile, JSON.stringify({ keys: [] }));
+    const unpinned = await cli('receipt', 'verify', receiptFile, '--jwks', strangerFile);
+    assert.equal(unpinned.status, 1);
+
+    const missing = await cli('receipt', 'verify', path.join(dir, 'nope.json'), '--jwks', jwksFile);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /^authority: cannot read receipt/);
+  });
+
+  it('verifies an export with checkpoint signatures, and finds an altered entry', async () => {
+    await appendEvents(t.storage, 'acme', 30, t.clock);
+    assert.ok(await t.services.checkpointer.checkpointNow('acme'));
+    await appendEvents(t.storage, 'acme', 5, t.clock, 30);
+    const exportText = await get('/audit/acme/export');
+    const exportFile = path.join(dir, 'export.ndjson');
+    writeFileSync(exportFile, exportText);
+    const jwksFile = path.join(dir, 'jwks.json');
+
+    const ok = await cli('chain', 'verify', exportFile, '--jwks', jwksFile);
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+    assert.match(
+      ok.stdout,
+      /^VALID chain export: \d+ entries, latest hash [0-9a-f]{64}, 1 checkpoint\(s\) verified/,
+    );
+
+    const unsigned = await cli('chain', 'verify', exportFile);
+    assert.equal(unsigned.status, 0);
+    assert.match(unsigned.stdout, /1 not signature-checked/);
+
+    const lines = exportText.trim().split('\n');
+    const victim = JSON.parse(lines[7] ?? '{}');
+    victim.entry.payload.n = 12345;
+    lines[7] = JSON.stringify(victim);
+    const tamperedFile = path.join(dir, 'tampered.ndjson');
+    writeFileSync(tamperedFile, `${lines.join('\n')}\n`);
+    const tampered = await cli('chain', 'verify', tamperedFile, '--jwks', jwksFile);
+    assert.equal(tampered.status, 1);
+    assert.match(
+      tampered.stdout,
+      new RegExp(`^INVALID chain export: ENTRY_HASH_MISMATCH at index ${victim.entry.index}`),
+    );
+  });
+});
