@@ -91,6 +91,13 @@ export function toAppError(error: unknown): { appError: AppError; unexpected: bo
   }
   if (isDatabaseUnavailable(error))
     return { appError: new AppError('SERVICE_UNAVAILABLE'), unexpected: true };
+  if (isUnstorableText(error)) {
+    const message = 'The request contains characters that cannot be stored';
+    return {
+      appError: new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }),
+      unexpected: false,
+    };
+  }
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
     const code: ErrorCode =

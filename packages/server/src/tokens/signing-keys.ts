@@ -110,6 +110,21 @@ function toPublicJwk(view: SigningKeyView): PublicJwk {
   return { ...view.publicJwk, kid: view.kid, alg: view.alg, use: 'sig' };
 }
 
+/** 409 while the PREVIOUS key stopped being ACTIVE less than 305 s ago (its tokens may be live). */
+function guardPrevious(rotatedAt: number | null, now: number): void {
+  if (rotatedAt === null || now - rotatedAt >= ROTATION_GUARD_MS) return;
+  const waitSeconds = Math.ceil((ROTATION_GUARD_MS - (now - rotatedAt)) / 1000);
+  throw new AppError(
+    'CONFLICT',
+    `The previous key may still have live tokens; rotate again in ${waitSeconds} s`,
+    {
+      retryAfterSeconds: waitSeconds,
+    },
+  );
+}
+
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
+
 const privateContext = (tenantId: string, kid: string) => `signing-key:${tenantId}:${kid}`;
 const headersContext = (tenantId: string, kid: string) => `signer-headers:${tenantId}:${kid}`;
 
@@ -164,14 +179,7 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
       .execute();
     const previous = current.find((k) => k.status === 'PREVIOUS');
     const active = current.find((k) => k.status === 'ACTIVE');
-    if (previous?.rotated_at != null && now - previous.rotated_at < ROTATION_GUARD_MS) {
-      const waitSeconds = Math.ceil((ROTATION_GUARD_MS - (now - previous.rotated_at)) / 1000);
-      throw new AppError(
-        'CONFLICT',
-        `The previous key may still have live tokens; rotate again in ${waitSeconds} s`,
-        { retryAfterSeconds: waitSeconds },
-      );
-    }
+    if (previous) guardPrevious(previous.rotated_at, now);
     if (previous) {
       await trx
         .updateTable('signing_keys')
@@ -211,6 +219,11 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
       ],
       now,
     );
+  }
+
+  async function assertRotationAllowed(tenantId: string, now: number): Promise<void> {
+    const previous = (await rows(tenantId, ['PREVIOUS']))[0];
+    if (previous) guardPrevious(previous.rotated_at, now);
   }
 
   async function rotateTo(row: SigningKeysTable, principal: Principal, now: number): Promise<SigningKeyView> {
@@ -264,6 +277,8 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
     async rotate(tenantId, principal, alg) {
       const current = await service.ensureActive(tenantId);
       const now = clock();
+      // Refuse early: generating an RSA-4096 key takes a second; the transaction checks again.
+      await assertRotationAllowed(tenantId, now);
       return rotateTo(await newLocalKeyRow(tenantId, alg ?? current.alg, now), principal, now);
     },
 
@@ -280,8 +295,10 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
       let publicKey: KeyObject | undefined;
       if (isSigningAlg(request.alg)) {
         try {
+          if (PRIVATE_JWK_MEMBERS.some((member) => member in request.publicJwk)) {
+            throw new Error('it contains private key material; send only the public key');
+          }
           publicKey = publicKeyFromJwk(request.alg, request.publicJwk as JsonWebKey);
-          if (publicKey.type !== 'public') throw new Error('publicJwk must be a public key');
         } catch (error) {
           issues.push({
             path: '/publicJwk',
@@ -300,6 +317,7 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
         throw validationError(issues);
       const alg = request.alg;
       const headers = request.headers ?? {};
+      await assertRotationAllowed(tenantId, clock());
       // Prove the signer works before it becomes the tenant's only way to sign.
       try {
         await signExternally(
