@@ -8,6 +8,7 @@ import { createIntentEvidence } from './intent/intent-evidence.js';
 import type { Storage } from './storage/database.js';
 import { createAuthenticator } from './tenancy/authenticator.js';
 import { createKeyService } from './tenancy/key-service.js';
+import { createTenantControls } from './tenancy/tenant-controls.js';
 import { createTenantService } from './tenancy/tenant-service.js';
 import { createSigningKeyService } from './tokens/signing-keys.js';
 import { createTenantSecrets } from './tokens/tenant-secrets.js';
@@ -44,6 +45,7 @@ export function createServices(deps: ServiceDeps) {
   return {
     authenticator,
     tenants,
+    controls: createTenantControls({ storage, clock, floorAgreementVersion: config.floorAgreementVersion }),
     apiKeys: createKeyService(storage, clock, (hash) => authenticator.forget(hash)),
     signingKeys,
     secrets,

@@ -27,6 +27,8 @@ export interface Config {
   egress: { allowPrivate: boolean; allowCidrs: Cidr[] };
   externalSignerTimeoutMs: number;
   checkpointIntervalMs: number;
+  /** The catastrophic-floor agreement a tenant owner must accept to disable the floor. */
+  floorAgreementVersion: string;
 }
 
 /** Values given on the command line; they win over the environment. */
@@ -208,5 +210,6 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     },
     externalSignerTimeoutMs: timer('EXTERNAL_SIGNER_TIMEOUT_MS', 2_000, 100, 60_000),
     checkpointIntervalMs: timer('CHECKPOINT_INTERVAL_MS', 60_000, 10, 86_400_000),
+    floorAgreementVersion: nonEmpty(env.FLOOR_AGREEMENT_VERSION) ?? '2026-01',
   };
 }

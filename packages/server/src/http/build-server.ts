@@ -33,6 +33,7 @@ import { intentEvidenceRoutes } from './routes/intent-evidence.js';
 import { jwksRoutes } from './routes/jwks.js';
 import { keyRoutes } from './routes/keys.js';
 import { tenantRoutes } from './routes/tenant.js';
+import { tenantControlRoutes } from './routes/tenant-controls.js';
 import { tokenRoutes } from './routes/tokens.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -201,6 +202,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(tokenRoutes, { services });
   await app.register(auditRoutes, { services });
   await app.register(intentEvidenceRoutes, { services });
+  await app.register(tenantControlRoutes, { services });
   if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });
 
   if (deps.backgroundJobs !== false) {

@@ -178,6 +178,30 @@ function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0003_tenant_controls': {
+      async up(db: Kysely<unknown>) {
+        // Floor setting and (later) thresholds and the active policy version: one row per tenant.
+        await db.schema
+          .createTable('tenant_settings')
+          .addColumn('tenant_id', 'text', (c) => c.primaryKey().references('tenants.id'))
+          .addColumn('floor_enabled', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('floor_agreement_version', 'text')
+          .addColumn('floor_changed_by', 'text')
+          .addColumn('floor_changed_at', millis)
+          .execute();
+
+        await db.schema
+          .createTable('authority_actors')
+          .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
+          .addColumn('actor_id', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('reason', 'text')
+          .addColumn('updated_at', millis, (c) => c.notNull())
+          .addColumn('updated_by', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('authority_actors_pk', ['tenant_id', 'actor_id'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -36,7 +36,7 @@ export interface BootstrapTable {
   created_at: number;
 }
 
-export interface Database extends TrustTables {
+export interface Database extends DomainTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   bootstrap: BootstrapTable;
@@ -133,7 +133,26 @@ export interface IntentsTable {
   updated_at: number;
 }
 
-export interface TrustTables {
+export interface TenantSettingsTable {
+  tenant_id: string;
+  floor_enabled: number;
+  floor_agreement_version: string | null;
+  floor_changed_by: string | null;
+  floor_changed_at: number | null;
+}
+
+export interface AuthorityActorsTable {
+  tenant_id: string;
+  actor_id: string;
+  status: string;
+  reason: string | null;
+  updated_at: number;
+  updated_by: string;
+}
+
+export interface DomainTables {
+  tenant_settings: TenantSettingsTable;
+  authority_actors: AuthorityActorsTable;
   signing_keys: SigningKeysTable;
   tenant_secrets: TenantSecretsTable;
   token_nonces: TokenNoncesTable;

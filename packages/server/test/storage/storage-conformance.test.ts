@@ -25,7 +25,11 @@ for (const engine of ENGINES) {
     it('migrates an empty database and is idempotent', async () => {
       const fresh = await createTestStorage(engine, { migrate: false });
       try {
-        assert.deepEqual(await fresh.storage.migrate(), ['0001_tenants_and_keys', '0002_trust_primitives']);
+        assert.deepEqual(await fresh.storage.migrate(), [
+          '0001_tenants_and_keys',
+          '0002_trust_primitives',
+          '0003_tenant_controls',
+        ]);
         assert.deepEqual(await fresh.storage.migrate(), []);
         await fresh.storage.ping();
       } finally {
