@@ -1,6 +1,7 @@
 // Audit appends per second for one tenant (one transaction per append, as a decision commits),
 // and verify-chain over a long chain: time and peak memory.
 // Run: npx tsx bench/audit.ts --engine sqlite|postgres [--appends 5000] [--concurrency 1,8] [--chain 1000000]
+//      [--synchronous NORMAL|FULL]
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     appends: { type: 'string', default: '5000' },
     concurrency: { type: 'string', default: '1,8' },
     chain: { type: 'string', default: '0' },
+    synchronous: { type: 'string', default: 'NORMAL' },
   },
 });
 
@@ -58,7 +60,10 @@ async function open(): Promise<{ storage: Storage; cleanup: () => Promise<void> 
     };
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'authority-bench-'));
-  const storage = openStorage({ sqliteFile: path.join(dir, 'bench.db') });
+  const storage = openStorage({
+    sqliteFile: path.join(dir, 'bench.db'),
+    sqliteSynchronous: values.synchronous === 'FULL' ? 'FULL' : 'NORMAL',
+  });
   return {
     storage,
     cleanup: async () => {
@@ -76,7 +81,7 @@ await tenantRepository.insert(
   Date.now(),
 );
 console.log(`machine: ${machineLine()}`);
-console.log(`engine: ${values.engine}`);
+console.log(`engine: ${values.engine}${values.engine === 'sqlite' ? ` (synchronous=${values.synchronous})` : ''}`);
 
 let n = 0;
 for (const concurrency of values.concurrency.split(',').map(Number)) {

@@ -179,8 +179,8 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
       .execute();
     const previous = current.find((k) => k.status === 'PREVIOUS');
     const active = current.find((k) => k.status === 'ACTIVE');
-    if (previous) guardPrevious(previous.rotated_at, now);
     if (previous) {
+      guardPrevious(previous.rotated_at, now);
       await trx
         .updateTable('signing_keys')
         .set({ status: 'RETIRED', retired_at: now })

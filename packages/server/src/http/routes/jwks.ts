@@ -14,39 +14,35 @@ export const jwksRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     if (!(await services.tenants.get(tenantId))) throw new AppError('NOT_FOUND', 'No such tenant');
   }
 
-  app.get(
-    '/.well-known/authority/:tenantId/jwks.json',
+  const sets = [
     {
-      config: { access: PUBLIC },
-      schema: {
-        tags: ['keys'],
-        summary: "The tenant's token verification keys (ACTIVE and PREVIOUS)",
-        params: Params,
-        response: { 200: Jwks, 404: ErrorResponse },
-      },
+      file: 'jwks.json',
+      summary: "The tenant's token verification keys (ACTIVE and PREVIOUS)",
+      read: (tenantId: string) => services.signingKeys.jwks(tenantId),
     },
-    async (request, reply) => {
-      await tenantExists(request.params.tenantId);
-      const jwks = await services.signingKeys.jwks(request.params.tenantId);
-      return reply.header('cache-control', 'public, max-age=300').send(jwks);
-    },
-  );
-
-  app.get(
-    '/.well-known/authority/:tenantId/jwks-archive.json',
     {
-      config: { access: PUBLIC },
-      schema: {
-        tags: ['keys'],
-        summary: "The tenant's RETIRED public keys, kept to verify old receipts and checkpoints",
-        params: Params,
-        response: { 200: Jwks, 404: ErrorResponse },
+      file: 'jwks-archive.json',
+      summary: "The tenant's RETIRED public keys, kept to verify old receipts and checkpoints",
+      read: (tenantId: string) => services.signingKeys.archive(tenantId),
+    },
+  ];
+  for (const set of sets) {
+    app.get(
+      `/.well-known/authority/:tenantId/${set.file}`,
+      {
+        config: { access: PUBLIC },
+        schema: {
+          tags: ['keys'],
+          summary: set.summary,
+          params: Params,
+          response: { 200: Jwks, 404: ErrorResponse },
+        },
       },
-    },
-    async (request, reply) => {
-      await tenantExists(request.params.tenantId);
-      const archive = await services.signingKeys.archive(request.params.tenantId);
-      return reply.header('cache-control', 'public, max-age=300').send(archive);
-    },
-  );
+      async (request, reply) => {
+        await tenantExists(request.params.tenantId);
+        const keys = await set.read(request.params.tenantId);
+        return reply.header('cache-control', 'public, max-age=300').send(keys);
+      },
+    );
+  }
 };
