@@ -5,6 +5,7 @@ import type { Config } from './config/config.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { createEgressClient, type Resolver } from './egress/egress-client.js';
 import { createIntentEvidence } from './intent/intent-evidence.js';
+import { createThresholdsStore } from './intent/thresholds-store.js';
 import type { Storage } from './storage/database.js';
 import { createAuthenticator } from './tenancy/authenticator.js';
 import { createKeyService } from './tenancy/key-service.js';
@@ -45,6 +46,7 @@ export function createServices(deps: ServiceDeps) {
   return {
     authenticator,
     tenants,
+    thresholds: createThresholdsStore({ storage, clock }),
     controls: createTenantControls({ storage, clock, floorAgreementVersion: config.floorAgreementVersion }),
     apiKeys: createKeyService(storage, clock, (hash) => authenticator.forget(hash)),
     signingKeys,

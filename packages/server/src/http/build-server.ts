@@ -34,6 +34,7 @@ import { jwksRoutes } from './routes/jwks.js';
 import { keyRoutes } from './routes/keys.js';
 import { tenantRoutes } from './routes/tenant.js';
 import { tenantControlRoutes } from './routes/tenant-controls.js';
+import { thresholdRoutes } from './routes/thresholds.js';
 import { tokenRoutes } from './routes/tokens.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -203,6 +204,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(auditRoutes, { services });
   await app.register(intentEvidenceRoutes, { services });
   await app.register(tenantControlRoutes, { services });
+  await app.register(thresholdRoutes, { services });
   if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });
 
   if (deps.backgroundJobs !== false) {

@@ -180,7 +180,7 @@ function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     },
     '0003_tenant_controls': {
       async up(db: Kysely<unknown>) {
-        // Floor setting and (later) thresholds and the active policy version: one row per tenant.
+        // Floor setting and risk thresholds: one row per tenant.
         await db.schema
           .createTable('tenant_settings')
           .addColumn('tenant_id', 'text', (c) => c.primaryKey().references('tenants.id'))
@@ -188,6 +188,9 @@ function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
           .addColumn('floor_agreement_version', 'text')
           .addColumn('floor_changed_by', 'text')
           .addColumn('floor_changed_at', millis)
+          .addColumn('thresholds', 'text')
+          .addColumn('thresholds_updated_at', millis)
+          .addColumn('thresholds_updated_by', 'text')
           .execute();
 
         await db.schema

@@ -139,6 +139,10 @@ export interface TenantSettingsTable {
   floor_agreement_version: string | null;
   floor_changed_by: string | null;
   floor_changed_at: number | null;
+  /** JSON of the thresholds settings; null means the defaults. */
+  thresholds: string | null;
+  thresholds_updated_at: number | null;
+  thresholds_updated_by: string | null;
 }
 
 export interface AuthorityActorsTable {

@@ -141,6 +141,9 @@ export function createTenantControls(deps: {
             floor_agreement_version: agreementVersion,
             floor_changed_by: principal.id,
             floor_changed_at: now,
+            thresholds: null,
+            thresholds_updated_at: null,
+            thresholds_updated_by: null,
           })
           .onConflict((oc) =>
             oc.column('tenant_id').doUpdateSet({
