@@ -81,7 +81,9 @@ await tenantRepository.insert(
   Date.now(),
 );
 console.log(`machine: ${machineLine()}`);
-console.log(`engine: ${values.engine}${values.engine === 'sqlite' ? ` (synchronous=${values.synchronous})` : ''}`);
+console.log(
+  `engine: ${values.engine}${values.engine === 'sqlite' ? ` (synchronous=${values.synchronous})` : ''}`,
+);
 
 let n = 0;
 for (const concurrency of values.concurrency.split(',').map(Number)) {

@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../errors/app-error.js';
+import { SIGNAL_IDS, type SignalId, signalRule } from '../policy/decide.js';
 import type { Effect, MatchedRule } from '../policy/rule.js';
 import { DEFAULT_MODIFIERS, type RiskModifiers } from './risk-score.js';
 
@@ -204,22 +205,14 @@ export function mergeThresholds(current: ThresholdSettings, patch: unknown): Mer
  * winning effect the deciding rule (lowest priority, then lowest id) is the signal, which names the
  * fact that forced the outcome.
  */
-export const SIGNAL_PRIORITY = 0;
-
-export const SIGNAL_IDS = {
-  denyThreshold: 'signal:deny-threshold',
-  escalateThreshold: 'signal:escalate-threshold',
-  lowConfidence: 'signal:low-confidence',
-} as const;
-
 export interface Signal {
   rule: MatchedRule;
   /** One human-readable line for `rationale`, e.g. `risk 75 ≥ escalateAt 60: ESCALATE`. */
   rationale: string;
 }
 
-function signal(id: string, effect: Effect, rationale: string): Signal {
-  return { rule: { id, effect, priority: SIGNAL_PRIORITY }, rationale };
+function signal(id: SignalId, effect: Effect, rationale: string): Signal {
+  return { rule: signalRule(id, effect), rationale };
 }
 
 /**

@@ -5,11 +5,11 @@ import {
   defaultThresholdsRecord,
   type MergeResult,
   mergeThresholds,
-  SIGNAL_PRIORITY,
   type ThresholdSettings,
   thresholdSignals,
   validateThresholds,
 } from '../../src/intent/thresholds.js';
+import { SIGNAL_PRIORITY } from '../../src/policy/decide.js';
 
 const defaults = (): ThresholdSettings => structuredClone({ ...DEFAULT_THRESHOLDS });
 

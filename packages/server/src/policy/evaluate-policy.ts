@@ -1,0 +1,319 @@
+/**
+ * Evaluates a compiled policy against an evaluation document (contract §4.5). Pure: no I/O, no
+ * clock, no randomness; the same policy and document always give the same result.
+ *
+ * Semantics, per condition (`path op value|valuePath`):
+ * - The path gives a set of candidates (none when missing; several with `[*]`; the string leaves
+ *   of args for a bare `args`). A condition holds when ANY candidate satisfies the operator, so a
+ *   missing path makes every operator false, NEQ and NOT_IN included (absence never satisfies).
+ * - A valuePath is resolved once; when missing, the condition is false whatever the operator.
+ * - An operator holds for a candidate only when the types fit (else "type mismatch", false):
+ *     EQ / NEQ       same JSON type; then deep equality / deep inequality
+ *     IN / NOT_IN    the list is an array holding at least one element of the candidate's JSON type;
+ *                    then some element is / no element is deeply equal (so NOT_IN against a list of
+ *                    another type, or an empty list, is false)
+ *     GT GTE LT LTE  both finite numbers
+ *     MATCHES        a string candidate; the RE2 pattern matches anywhere in it
+ *     CONTAINS       a string candidate and a string value (substring), or an array candidate
+ *                    (some element deeply equal to the value)
+ *     EXISTS         some candidate that is not null (a null `github` means "no GitHub context")
+ * - Deep equality is JSON equality: same type, same primitive, arrays element-wise, objects with
+ *   the same own keys (any order) and deeply equal values.
+ * - A group holds when all of its present keys hold: every `all` child, at least one `any` child,
+ *   and the `not` child does not hold. `not` inverts the result of its child, so `not` over a
+ *   condition on a missing path is TRUE: `{not: {path: "args.force", op: "EQ", value: true}}`
+ *   holds when args.force is absent. Write `all: [{path, op: "EXISTS"}, {not: …}]` to require
+ *   presence.
+ * - Bindings: actorIds, targetSystems and oiCodes are globs over actor.id, targetSystem and
+ *   intent.oiCode; actorTypes is exact. Every present binding must hold (any entry of its list).
+ */
+import type {
+  BindingName,
+  CompiledCondition,
+  CompiledList,
+  CompiledNode,
+  CompiledPolicy,
+  CompiledRule,
+} from './compile-policy.js';
+import { compileList, jsonType } from './compile-policy.js';
+import { resolvePath, resolveSingle } from './path.js';
+import type { Effect, EvaluationDocument, MatchedRule, Operator } from './rule.js';
+
+export type ExplanationFailure =
+  | { kind: 'binding'; binding: string }
+  | { kind: 'condition'; path: string; op: Operator; reason: string };
+
+export interface ExplanationEntry {
+  ruleId: string;
+  effect: Effect;
+  failed: ExplanationFailure;
+}
+
+export interface EvaluatePolicyOptions {
+  /** Also explain, for every rule that did not match, its first failing binding or condition. */
+  explain: boolean;
+}
+
+export interface EvaluatePolicyResult {
+  /** Matched rules in policy order (priority, then id). */
+  matched: MatchedRule[];
+  /** Present when options.explain: one entry per rule that did not match, in policy order. */
+  explanation?: ExplanationEntry[];
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i += 1) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ak = Object.keys(a);
+  const bRecord = b as Record<string, unknown>;
+  if (ak.length !== Object.keys(bRecord).length) return false;
+  const aRecord = a as Record<string, unknown>;
+  for (const key of ak) {
+    if (!Object.hasOwn(bRecord, key) || !deepEqual(aRecord[key], bRecord[key])) return false;
+  }
+  return true;
+}
+
+function listHas(list: CompiledList, candidate: unknown): boolean {
+  if (list.primitives.has(candidate)) return true;
+  for (const item of list.composites) if (deepEqual(item, candidate)) return true;
+  return false;
+}
+
+type Verdict = 'holds' | 'fails' | 'mismatch';
+
+/** Whether one candidate satisfies the operator against the comparison value. */
+function judge(
+  condition: CompiledCondition,
+  candidate: unknown,
+  compare: unknown,
+  list: CompiledList | null,
+): Verdict {
+  const type = jsonType(candidate);
+  switch (condition.op) {
+    case 'EQ':
+      if (type !== jsonType(compare)) return 'mismatch';
+      return deepEqual(candidate, compare) ? 'holds' : 'fails';
+    case 'NEQ':
+      if (type !== jsonType(compare)) return 'mismatch';
+      return deepEqual(candidate, compare) ? 'fails' : 'holds';
+    case 'IN':
+      if (list === null || !list.types.has(type)) return 'mismatch';
+      return listHas(list, candidate) ? 'holds' : 'fails';
+    case 'NOT_IN':
+      if (list === null || !list.types.has(type)) return 'mismatch';
+      return listHas(list, candidate) ? 'fails' : 'holds';
+    case 'GT':
+    case 'GTE':
+    case 'LT':
+    case 'LTE': {
+      if (type !== 'number' || jsonType(compare) !== 'number') return 'mismatch';
+      const c = candidate as number;
+      const v = compare as number;
+      const ok =
+        condition.op === 'GT'
+          ? c > v
+          : condition.op === 'GTE'
+            ? c >= v
+            : condition.op === 'LT'
+              ? c < v
+              : c <= v;
+      return ok ? 'holds' : 'fails';
+    }
+    case 'MATCHES':
+      if (type !== 'string' || condition.re === null) return 'mismatch';
+      return condition.re.test(candidate as string) ? 'holds' : 'fails';
+    case 'CONTAINS':
+      if (type === 'string') {
+        if (typeof compare !== 'string') return 'mismatch';
+        return (candidate as string).includes(compare) ? 'holds' : 'fails';
+      }
+      if (type === 'array') {
+        for (const element of candidate as unknown[]) if (deepEqual(element, compare)) return 'holds';
+        return 'fails';
+      }
+      return 'mismatch';
+    case 'EXISTS':
+      return candidate === null ? 'fails' : 'holds';
+  }
+}
+
+/** Comparison value and list for a condition; `missing` when its valuePath resolves to nothing. */
+function comparisonOf(
+  condition: CompiledCondition,
+  doc: EvaluationDocument,
+): { missing: true } | { missing: false; compare: unknown; list: CompiledList | null } {
+  if (condition.valuePath === null) return { missing: false, compare: condition.value, list: condition.list };
+  const compare = resolveSingle(doc, condition.valuePath);
+  if (compare === undefined) return { missing: true };
+  const dynamicList =
+    (condition.op === 'IN' || condition.op === 'NOT_IN') && Array.isArray(compare)
+      ? compileList(compare)
+      : null;
+  return { missing: false, compare, list: dynamicList };
+}
+
+export function conditionHolds(condition: CompiledCondition, doc: EvaluationDocument): boolean {
+  if (!condition.path.hasWildcard && !condition.path.bareArgs) {
+    // One candidate at most: no allocation on the common path.
+    const candidate = resolveSingle(doc, condition.path);
+    if (candidate === undefined) return false;
+    const comparison = comparisonOf(condition, doc);
+    if (comparison.missing) return false;
+    return judge(condition, candidate, comparison.compare, comparison.list) === 'holds';
+  }
+  const candidates = resolvePath(doc, condition.path);
+  if (candidates.length === 0) return false;
+  const comparison = comparisonOf(condition, doc);
+  if (comparison.missing) return false;
+  for (const candidate of candidates) {
+    if (judge(condition, candidate, comparison.compare, comparison.list) === 'holds') return true;
+  }
+  return false;
+}
+
+export function nodeHolds(node: CompiledNode, doc: EvaluationDocument): boolean {
+  if (node.kind === 'cond') return conditionHolds(node, doc);
+  if (node.all !== null) for (const child of node.all) if (!nodeHolds(child, doc)) return false;
+  if (node.any !== null) {
+    let some = false;
+    for (const child of node.any) {
+      if (nodeHolds(child, doc)) {
+        some = true;
+        break;
+      }
+    }
+    if (!some) return false;
+  }
+  if (node.not !== null && nodeHolds(node.not, doc)) return false;
+  return true;
+}
+
+/** The first binding the document fails, or null when every present binding holds. */
+export function failingBinding(rule: CompiledRule, doc: EvaluationDocument): BindingName | null {
+  const b = rule.bindings;
+  if (b === null) return null;
+  if (b.actorIds !== null && !b.actorIds.test(doc.actor.id)) return 'actorIds';
+  if (b.actorTypes !== null && !b.actorTypes.has(doc.actor.type)) return 'actorTypes';
+  if (b.targetSystems !== null && !b.targetSystems.test(doc.targetSystem)) return 'targetSystems';
+  if (b.oiCodes !== null && !b.oiCodes.test(doc.intent.oiCode)) return 'oiCodes';
+  return null;
+}
+
+// ---- explanation (computed only on request, for rules that did not match) ----
+
+const EXCERPT_LENGTH = 60;
+
+function excerpt(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
+}
+
+function expectation(op: Operator, compare: unknown): string {
+  switch (op) {
+    case 'EQ':
+    case 'NEQ':
+      return `a ${jsonType(compare)}`;
+    case 'IN':
+    case 'NOT_IN':
+      return Array.isArray(compare) ? 'a value of a type the list holds' : 'an array to compare with';
+    case 'GT':
+    case 'GTE':
+    case 'LT':
+    case 'LTE':
+      return 'numbers';
+    case 'MATCHES':
+      return 'a string';
+    case 'CONTAINS':
+      return 'a string (with a string value) or an array';
+    case 'EXISTS':
+      return 'a value';
+  }
+}
+
+/** Why a condition is false (the caller knows it is). */
+function whyFalse(condition: CompiledCondition, doc: EvaluationDocument): string {
+  const candidates = resolvePath(doc, condition.path);
+  if (candidates.length === 0) {
+    return condition.path.bareArgs ? 'args has no string leaf' : 'path not found';
+  }
+  if (condition.op === 'EXISTS') return 'value is null';
+  const comparison = comparisonOf(condition, doc);
+  if (comparison.missing) return `valuePath ${condition.valuePath?.text ?? ''} not found`;
+  const verdicts = candidates.map((c) => judge(condition, c, comparison.compare, comparison.list));
+  if (candidates.length === 1) {
+    const only = candidates[0];
+    if (verdicts[0] === 'mismatch') {
+      return `type mismatch: ${condition.op} needs ${expectation(condition.op, comparison.compare)}, got ${jsonType(only)} ${excerpt(only)}`;
+    }
+    return `got ${excerpt(only)}`;
+  }
+  const mismatches = verdicts.filter((v) => v === 'mismatch').length;
+  return mismatches === candidates.length
+    ? `type mismatch: none of ${candidates.length} values fits ${condition.op}`
+    : `none of ${candidates.length} values satisfies ${condition.op}`;
+}
+
+type Failure = { path: string; op: Operator; reason: string };
+
+function explainFalse(node: CompiledNode, doc: EvaluationDocument): Failure {
+  if (node.kind === 'cond') return { path: node.path.text, op: node.op, reason: whyFalse(node, doc) };
+  if (node.all !== null) {
+    for (const child of node.all) if (!nodeHolds(child, doc)) return explainFalse(child, doc);
+  }
+  if (node.any !== null && !node.any.some((child) => nodeHolds(child, doc))) {
+    const first = node.any[0];
+    if (first !== undefined) {
+      const failure = explainFalse(first, doc);
+      const others = node.any.length - 1;
+      if (others === 0) return failure;
+      const tail =
+        others === 1 ? 'the other "any" entry fails too' : `the other ${others} "any" entries fail too`;
+      return { ...failure, reason: `${failure.reason} (${tail})` };
+    }
+  }
+  if (node.not !== null) return explainTrue(node.not, doc);
+  throw new Error('explainFalse called on a node that holds');
+}
+
+/** The condition responsible for a node holding, reported because a `not` above it inverts it. */
+function explainTrue(node: CompiledNode, doc: EvaluationDocument): Failure {
+  if (node.kind === 'cond') return { path: node.path.text, op: node.op, reason: 'holds, negated by "not"' };
+  if (node.any !== null) {
+    for (const child of node.any) if (nodeHolds(child, doc)) return explainTrue(child, doc);
+  }
+  if (node.all !== null && node.all[0] !== undefined) return explainTrue(node.all[0], doc);
+  if (node.not !== null) return explainFalse(node.not, doc);
+  throw new Error('explainTrue called on an empty group');
+}
+
+export function evaluatePolicy(
+  policy: CompiledPolicy,
+  doc: EvaluationDocument,
+  options: EvaluatePolicyOptions,
+): EvaluatePolicyResult {
+  const matched: MatchedRule[] = [];
+  const explanation: ExplanationEntry[] | undefined = options.explain ? [] : undefined;
+  for (const rule of policy.rules) {
+    const binding = failingBinding(rule, doc);
+    if (binding !== null) {
+      explanation?.push({ ruleId: rule.id, effect: rule.effect, failed: { kind: 'binding', binding } });
+      continue;
+    }
+    if (rule.conditions !== null && !nodeHolds(rule.conditions, doc)) {
+      if (explanation !== undefined) {
+        const failure = explainFalse(rule.conditions, doc);
+        explanation.push({ ruleId: rule.id, effect: rule.effect, failed: { kind: 'condition', ...failure } });
+      }
+      continue;
+    }
+    matched.push({ ...rule.matched });
+  }
+  return explanation === undefined ? { matched } : { matched, explanation };
+}
