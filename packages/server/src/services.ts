@@ -4,7 +4,11 @@ import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { createEgressClient, type Resolver } from './egress/egress-client.js';
+import { createDecisionLoop } from './intent/decision-loop.js';
+import { createIdempotency } from './intent/idempotency.js';
 import { createIntentEvidence } from './intent/intent-evidence.js';
+import { createIntentReads } from './intent/intent-reads.js';
+import { createPolicyStore } from './intent/policy-store.js';
 import { createThresholdsStore } from './intent/thresholds-store.js';
 import type { Storage } from './storage/database.js';
 import { createAuthenticator } from './tenancy/authenticator.js';
@@ -43,11 +47,32 @@ export function createServices(deps: ServiceDeps) {
   const publicKeys = (tenantId: string) => (kid: string) => signingKeys.publicKey(tenantId, kid);
   const secrets = createTenantSecrets({ storage, clock, secretBox });
   const audit = createAuditService({ storage, clock, publicKeys });
+  const thresholds = createThresholdsStore({ storage, clock });
+  const controls = createTenantControls({
+    storage,
+    clock,
+    floorAgreementVersion: config.floorAgreementVersion,
+  });
+  const policies = createPolicyStore({ storage, clock });
+  const idempotency = createIdempotency({ storage, clock, waitMs: config.idempotencyWaitMs });
   return {
     authenticator,
     tenants,
-    thresholds: createThresholdsStore({ storage, clock }),
-    controls: createTenantControls({ storage, clock, floorAgreementVersion: config.floorAgreementVersion }),
+    thresholds,
+    controls,
+    policies,
+    idempotency,
+    decisionLoop: createDecisionLoop({
+      storage,
+      clock,
+      tenants,
+      controls,
+      thresholds,
+      policies,
+      signingKeys,
+      idempotency,
+    }),
+    intentReads: createIntentReads({ storage }),
     apiKeys: createKeyService(storage, clock, (hash) => authenticator.forget(hash)),
     signingKeys,
     secrets,

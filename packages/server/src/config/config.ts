@@ -29,6 +29,8 @@ export interface Config {
   checkpointIntervalMs: number;
   /** The catastrophic-floor agreement a tenant owner must accept to disable the floor. */
   floorAgreementVersion: string;
+  /** How long a request waits for an in-flight request with the same Idempotency-Key. */
+  idempotencyWaitMs: number;
 }
 
 /** Values given on the command line; they win over the environment. */
@@ -211,5 +213,6 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     externalSignerTimeoutMs: timer('EXTERNAL_SIGNER_TIMEOUT_MS', 2_000, 100, 60_000),
     checkpointIntervalMs: timer('CHECKPOINT_INTERVAL_MS', 60_000, 10, 86_400_000),
     floorAgreementVersion: nonEmpty(env.FLOOR_AGREEMENT_VERSION) ?? '2026-01',
+    idempotencyWaitMs: timer('IDEMPOTENCY_WAIT_MS', 5_000, 0, 60_000),
   };
 }

@@ -30,8 +30,10 @@ import { auditRoutes } from './routes/audit.js';
 import { authorityKeyRoutes } from './routes/authority-keys.js';
 import { healthRoutes } from './routes/health.js';
 import { intentEvidenceRoutes } from './routes/intent-evidence.js';
+import { intentRoutes } from './routes/intents.js';
 import { jwksRoutes } from './routes/jwks.js';
 import { keyRoutes } from './routes/keys.js';
+import { policyRoutes } from './routes/policy.js';
 import { tenantRoutes } from './routes/tenant.js';
 import { tenantControlRoutes } from './routes/tenant-controls.js';
 import { thresholdRoutes } from './routes/thresholds.js';
@@ -205,6 +207,8 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(intentEvidenceRoutes, { services });
   await app.register(tenantControlRoutes, { services });
   await app.register(thresholdRoutes, { services });
+  await app.register(intentRoutes, { services });
+  await app.register(policyRoutes, { services });
   if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });
 
   if (deps.backgroundJobs !== false) {

@@ -57,7 +57,8 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
  * whose cause goes to the log only.
  */
 export function toAppError(error: unknown): { appError: AppError; unexpected: boolean } {
-  if (error instanceof AppError) return { appError: error, unexpected: false };
+  // Our own 5xx (a failed authority loop) are logged with their cause like any unexpected error.
+  if (error instanceof AppError) return { appError: error, unexpected: error.status >= 500 };
   const fastifyError = (typeof error === 'object' && error !== null ? error : {}) as FastifyLikeError;
   if (fastifyError.validation) {
     const issues = validationIssues(fastifyError).map((issue) => ({

@@ -1,19 +1,69 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../storage/schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, IntentsTable } from '../storage/schema.js';
 
 export type IntentDecision = 'APPROVED' | 'ESCALATED' | 'DENIED';
+export type IntentStatus = IntentDecision | 'APPROVED_AFTER_REVIEW' | 'DENIED_AFTER_REVIEW' | 'EXPIRED';
 
-/** The stored outcome of an intent as the trust primitives need it (the decision loop adds the rest). */
+export interface ApprovalState {
+  queue: 'standard' | 'catastrophic-review';
+  status: 'pending' | 'approved' | 'denied' | 'expired';
+  requiredApprovals: number;
+  expiresAt: string;
+}
+
+/** A stored intent: the request, the decision and everything later reads need (contract §4.7). */
 export interface IntentRecord {
   tenantId: string;
   id: string;
   correlationId: string;
+  principalId: string;
+  actorId: string;
+  targetSystem: string;
+  status: IntentStatus;
   decision: IntentDecision;
   /** `PENDING` while an escalation waits for a human, else `DECIDED`. */
   reviewState: 'PENDING' | 'DECIDED';
-  targetSystem: string;
+  request: unknown;
+  authorityDecision: Record<string, unknown>;
+  hypotheses: unknown;
+  execution: Record<string, unknown>;
   token: string | null;
+  escalationId: string | null;
+  approval: ApprovalState | null;
   createdAt: number;
+  updatedAt: number;
+}
+
+function toRecord(row: Selectable<IntentsTable>): IntentRecord {
+  return {
+    tenantId: row.tenant_id,
+    id: row.id,
+    correlationId: row.correlation_id,
+    principalId: row.principal_id,
+    actorId: row.actor_id,
+    targetSystem: row.target_system,
+    status: row.status as IntentStatus,
+    decision: row.decision as IntentDecision,
+    reviewState: row.review_state as 'PENDING' | 'DECIDED',
+    request: JSON.parse(row.request),
+    authorityDecision: JSON.parse(row.authority_decision) as Record<string, unknown>,
+    hypotheses: JSON.parse(row.hypotheses),
+    execution: JSON.parse(row.execution) as Record<string, unknown>,
+    token: row.token,
+    escalationId: row.escalation_id,
+    approval: row.approval === null ? null : (JSON.parse(row.approval) as ApprovalState),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export interface IntentQuery {
+  status?: string | undefined;
+  actorId?: string | undefined;
+  targetSystem?: string | undefined;
+  /** Continue below this id (UUIDv7 ids sort by time). */
+  before?: string | undefined;
+  limit: number;
 }
 
 export const intentRepository = {
@@ -24,12 +74,21 @@ export const intentRepository = {
         tenant_id: intent.tenantId,
         id: intent.id,
         correlation_id: intent.correlationId,
+        principal_id: intent.principalId,
+        actor_id: intent.actorId,
+        target_system: intent.targetSystem,
+        status: intent.status,
         decision: intent.decision,
         review_state: intent.reviewState,
-        target_system: intent.targetSystem,
+        request: JSON.stringify(intent.request),
+        authority_decision: JSON.stringify(intent.authorityDecision),
+        hypotheses: JSON.stringify(intent.hypotheses),
+        execution: JSON.stringify(intent.execution),
         token: intent.token,
+        escalation_id: intent.escalationId,
+        approval: intent.approval === null ? null : JSON.stringify(intent.approval),
         created_at: intent.createdAt,
-        updated_at: intent.createdAt,
+        updated_at: intent.updatedAt,
       })
       .execute();
   },
@@ -41,16 +100,20 @@ export const intentRepository = {
       .where('tenant_id', '=', tenantId)
       .where('id', '=', id)
       .executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      tenantId: row.tenant_id,
-      id: row.id,
-      correlationId: row.correlation_id,
-      decision: row.decision as IntentDecision,
-      reviewState: row.review_state as 'PENDING' | 'DECIDED',
-      targetSystem: row.target_system,
-      token: row.token,
-      createdAt: row.created_at,
-    };
+    return row ? toRecord(row) : undefined;
+  },
+
+  /** Newest first; one row more than `limit` tells the caller there is a next page. */
+  async list(db: Kysely<Database>, tenantId: string, query: IntentQuery): Promise<IntentRecord[]> {
+    let select = db.selectFrom('intents').selectAll().where('tenant_id', '=', tenantId);
+    if (query.status !== undefined) select = select.where('status', '=', query.status);
+    if (query.actorId !== undefined) select = select.where('actor_id', '=', query.actorId);
+    if (query.targetSystem !== undefined) select = select.where('target_system', '=', query.targetSystem);
+    if (query.before !== undefined) select = select.where('id', '<', query.before);
+    const rows = await select
+      .orderBy('id', 'desc')
+      .limit(query.limit + 1)
+      .execute();
+    return rows.map(toRecord);
   },
 };

@@ -57,15 +57,14 @@ export function createThresholdsStore(deps: { storage: Storage; clock: Clock }) 
             thresholds: text,
             thresholds_updated_at: now,
             thresholds_updated_by: principal.id,
+            active_policy_version: null,
           })
           .onConflict((oc) =>
-            oc
-              .column('tenant_id')
-              .doUpdateSet({
-                thresholds: text,
-                thresholds_updated_at: now,
-                thresholds_updated_by: principal.id,
-              }),
+            oc.column('tenant_id').doUpdateSet({
+              thresholds: text,
+              thresholds_updated_at: now,
+              thresholds_updated_by: principal.id,
+            }),
           )
           .execute();
         await appendAudit(

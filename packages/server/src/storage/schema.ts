@@ -124,13 +124,51 @@ export interface IntentsTable {
   tenant_id: string;
   id: string;
   correlation_id: string;
+  /** The API key (or portal user) that submitted the intent. */
+  principal_id: string;
+  actor_id: string;
+  target_system: string;
+  /** APPROVED | ESCALATED | DENIED | APPROVED_AFTER_REVIEW | DENIED_AFTER_REVIEW | EXPIRED */
+  status: string;
+  /** The decision the loop rendered: APPROVED | ESCALATED | DENIED. */
   decision: string;
   /** PENDING while an escalation awaits a human; DECIDED otherwise. */
   review_state: string;
-  target_system: string;
+  /** JSON: the full request (args included; retention may delete it). */
+  request: string;
+  /** JSON: the authorityDecision object of the response. */
+  authority_decision: string;
+  hypotheses: string;
+  execution: string;
   token: string | null;
+  escalation_id: string | null;
+  /** JSON: {queue, status, requiredApprovals, expiresAt} of an escalation. */
+  approval: string | null;
   created_at: number;
   updated_at: number;
+}
+
+export interface PolicyVersionsTable {
+  tenant_id: string;
+  version: number;
+  /** JSON array of rules (pack rules included, with <pack>/ ids). */
+  rules: string;
+  /** JSON array of installed pack ids. */
+  packs: string;
+  created_at: number;
+  created_by: string;
+  activated_at: number | null;
+}
+
+export interface IdempotencyKeysTable {
+  tenant_id: string;
+  scope: string;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  response: string | null;
+  created_at: number;
+  expires_at: number;
 }
 
 export interface TenantSettingsTable {
@@ -143,6 +181,7 @@ export interface TenantSettingsTable {
   thresholds: string | null;
   thresholds_updated_at: number | null;
   thresholds_updated_by: string | null;
+  active_policy_version: number | null;
 }
 
 export interface AuthorityActorsTable {
@@ -165,4 +204,6 @@ export interface DomainTables {
   audit_checkpoints: AuditCheckpointsTable;
   chain_breaks: ChainBreaksTable;
   intents: IntentsTable;
+  policy_versions: PolicyVersionsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -144,6 +144,7 @@ export function createTenantControls(deps: {
             thresholds: null,
             thresholds_updated_at: null,
             thresholds_updated_by: null,
+            active_policy_version: null,
           })
           .onConflict((oc) =>
             oc.column('tenant_id').doUpdateSet({
@@ -211,6 +212,16 @@ export function createTenantControls(deps: {
         updatedAt: new Date(now).toISOString(),
         updatedBy: principal.id,
       };
+    },
+
+    async isBlocked(tenantId: string, actorId: string): Promise<boolean> {
+      const row = await storage.db
+        .selectFrom('authority_actors')
+        .select('status')
+        .where('tenant_id', '=', tenantId)
+        .where('actor_id', '=', actorId)
+        .executeTakeFirst();
+      return row?.status === 'blocked';
     },
 
     async actors(tenantId: string): Promise<ActorRecord[]> {

@@ -29,6 +29,7 @@ for (const engine of ENGINES) {
           '0001_tenants_and_keys',
           '0002_trust_primitives',
           '0003_tenant_controls',
+          '0004_decision_loop',
         ]);
         assert.deepEqual(await fresh.storage.migrate(), []);
         await fresh.storage.ping();

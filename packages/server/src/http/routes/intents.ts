@@ -1,0 +1,180 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError, validationError } from '../../errors/app-error.js';
+import {
+  ALTERNATIVE_SHAPE_MESSAGE,
+  checkIdempotencyKey,
+  checkIntentRequest,
+  IntentRequestSchema,
+  isAlternativeShape,
+} from '../../intent/intent-request.js';
+import type { Services } from '../../services.js';
+import { needs } from '../access.js';
+import { principalOf } from '../principal.js';
+import { tenantErrors, tenantSecurity } from '../schemas.js';
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+const IntentView = Type.Object({
+  intentId: Type.String(),
+  correlationId: Type.String(),
+  tenantId: Type.String(),
+  request: Type.Unknown(),
+  status: Type.String(),
+  authorityDecision: Type.Unknown(),
+  hypotheses: Type.Unknown(),
+  approval: Type.Optional(Type.Unknown()),
+  execution: Type.Unknown(),
+  tokenIssued: Type.Boolean(),
+  auditEntries: Type.Optional(
+    Type.Array(Type.Object({ index: Type.Integer(), eventType: Type.String(), entryHash: Type.String() })),
+  ),
+  createdAt: Type.String(),
+});
+const IntentResponse = Type.Object({
+  intentId: Type.String(),
+  correlationId: Type.String(),
+  authorityDecision: Type.Unknown(),
+  audit: Type.Object({ entriesWritten: Type.Integer(), latestHash: Type.String() }),
+  execution: Type.Unknown(),
+  authorityDecisionToken: Type.Optional(Type.String()),
+  escalationId: Type.Optional(Type.String()),
+  approval: Type.Optional(Type.Unknown()),
+});
+const errors = { ...tenantErrors, 409: tenantErrors[404] };
+
+export const intentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  app.post(
+    '/intent',
+    {
+      config: needs('intent:create'),
+      schema: {
+        tags: ['intents'],
+        summary: 'Submit an intent: 200 APPROVED with a token, 202 ESCALATED, 403 DENIED',
+        security: tenantSecurity,
+        querystring: Type.Object({ explain: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        body: IntentRequestSchema,
+        // 403 is a DENIED decision (the intent response) or an access error (the envelope).
+        response: {
+          ...errors,
+          200: IntentResponse,
+          202: IntentResponse,
+          403: Type.Union([IntentResponse, tenantErrors[403]]),
+        },
+      },
+      // The API overview's other request shape gets a message naming the expected fields.
+      preValidation: async (request) => {
+        if (isAlternativeShape(request.body)) {
+          throw validationError(
+            [{ path: '/', message: ALTERNATIVE_SHAPE_MESSAGE }],
+            ALTERNATIVE_SHAPE_MESSAGE,
+          );
+        }
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const keyIssues = checkIdempotencyKey(request.headers['idempotency-key']);
+      if (keyIssues.length > 0) throw validationError(keyIssues);
+      const issues = checkIntentRequest(request.body);
+      if (issues.length > 0) throw validationError(issues);
+      const key = request.headers['idempotency-key'];
+      const result = await services.decisionLoop.submit(principal, request.body, {
+        explain: request.query.explain === true,
+        idempotencyKey: typeof key === 'string' ? key : undefined,
+      });
+      return reply.code(result.statusCode).send(result.body);
+    },
+  );
+
+  app.get(
+    '/intent/:id',
+    {
+      config: needs('intent:read'),
+      schema: {
+        tags: ['intents'],
+        summary:
+          'An intent with its request, decision trace, hypotheses, approval, execution and audit entries',
+        security: tenantSecurity,
+        params: IdParams,
+        response: { 200: IntentView, ...errors },
+      },
+    },
+    async (request) => {
+      const view = await services.intentReads.get(principalOf(request).tenantId, request.params.id);
+      if (!view) throw new AppError('NOT_FOUND', 'No such intent');
+      return view;
+    },
+  );
+
+  app.get(
+    '/intents',
+    {
+      config: needs('intent:read'),
+      schema: {
+        tags: ['intents'],
+        summary: 'Intents, newest first, with keyset pagination',
+        security: tenantSecurity,
+        querystring: Type.Object(
+          {
+            status: Type.Optional(
+              Type.Enum([
+                'APPROVED',
+                'ESCALATED',
+                'DENIED',
+                'APPROVED_AFTER_REVIEW',
+                'DENIED_AFTER_REVIEW',
+                'EXPIRED',
+              ]),
+            ),
+            actorId: Type.Optional(Type.String({ maxLength: 200 })),
+            targetSystem: Type.Optional(Type.String({ maxLength: 200 })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+            cursor: Type.Optional(Type.String({ maxLength: 200 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            intents: Type.Array(IntentView),
+            nextCursor: Type.Union([Type.String(), Type.Null()]),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { cursor, ...filters } = request.query;
+      let before: string | undefined;
+      if (cursor !== undefined) {
+        before = decodeIntentCursor(cursor);
+        if (before === undefined)
+          throw validationError([{ path: 'querystring/cursor', message: 'cursor is not valid' }]);
+      }
+      const limit = filters.limit ?? 50;
+      const page = await services.intentReads.list(principalOf(request).tenantId, {
+        ...filters,
+        before,
+        limit,
+      });
+      const last = page.intents[page.intents.length - 1];
+      return {
+        intents: page.intents,
+        nextCursor: page.hasMore && last ? encodeIntentCursor(last.intentId) : null,
+      };
+    },
+  );
+};
+
+function encodeIntentCursor(intentId: string): string {
+  return Buffer.from(JSON.stringify({ after: intentId }), 'utf8').toString('base64url');
+}
+
+function decodeIntentCursor(cursor: string): string | undefined {
+  try {
+    const value = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown })
+      .after;
+    return typeof value === 'string' && value.length <= 100 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,296 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { AuditEvent } from '../audit/audit-entry.js';
+import { appendAudit } from '../audit/audit-log.js';
+import { canonicalJson, sha256Hex } from '../audit/canonical-json.js';
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors/app-error.js';
+import type { Storage } from '../storage/database.js';
+import { isDatabaseUnavailable } from '../storage/unavailable.js';
+import type { Principal } from '../tenancy/principal.js';
+import type { TenantControls } from '../tenancy/tenant-controls.js';
+import type { TenantService } from '../tenancy/tenant-service.js';
+import { type MintedToken, mintDecisionToken } from '../tokens/decision-token.js';
+import type { SigningKeyService } from '../tokens/signing-keys.js';
+import { evaluateIntent, type IntentEvaluation } from './evaluate-intent.js';
+import type { Idempotency } from './idempotency.js';
+import { requestHash } from './idempotency.js';
+import { type ApprovalState, intentRepository } from './intent-repository.js';
+import type { IntentRequest } from './intent-request.js';
+import { isInterpretable } from './interpret.js';
+import type { PolicyStore } from './policy-store.js';
+import type { ThresholdSettings } from './thresholds.js';
+import type { ThresholdsStore } from './thresholds-store.js';
+
+export const INTENT_IDEMPOTENCY_SCOPE = 'intent';
+const PREVIEW_LIMIT = 256;
+const SECRET_KEY = /secret|token|password|key/i;
+
+export interface IntentResponse {
+  intentId: string;
+  correlationId: string;
+  authorityDecision: Record<string, unknown>;
+  audit: { entriesWritten: number; latestHash: string };
+  execution: Record<string, unknown>;
+  authorityDecisionToken?: string;
+  escalationId?: string;
+  approval?: ApprovalState;
+}
+
+export interface SubmitResult {
+  statusCode: number;
+  body: IntentResponse;
+}
+
+/** A JSON preview of args with values under secret-looking keys redacted, at most 256 characters. */
+export function argsPreview(args: unknown): string | null {
+  if (args === undefined) return null;
+  const text = JSON.stringify(args, (key, value) =>
+    key !== '' && SECRET_KEY.test(key) ? '[redacted]' : value,
+  );
+  return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT - 1)}…` : text;
+}
+
+function loopFailed(cause: unknown): AppError {
+  if (isDatabaseUnavailable(cause)) return new AppError('SERVICE_UNAVAILABLE');
+  const error = new AppError('AUTHORITY_LOOP_FAILED');
+  error.cause = cause;
+  return error;
+}
+
+const STATUS_CODE = { APPROVED: 200, ESCALATED: 202, DENIED: 403 } as const;
+
+/**
+ * `POST /intent` (contract §4.6): load the tenant's controls and policy, run the gates, sign a
+ * token for an approval before any transaction opens, then commit the intent, its audit entries
+ * and the idempotency record together. Evaluation or signing failing is 500 AUTHORITY_LOOP_FAILED;
+ * the database failing is 503; neither ever carries a token.
+ */
+export function createDecisionLoop(deps: {
+  storage: Storage;
+  clock: Clock;
+  tenants: TenantService;
+  controls: TenantControls;
+  thresholds: ThresholdsStore;
+  policies: PolicyStore;
+  signingKeys: SigningKeyService;
+  idempotency: Idempotency;
+}) {
+  const { storage, clock } = deps;
+
+  async function evaluate(
+    tenantId: string,
+    request: IntentRequest,
+    explain: boolean,
+  ): Promise<{ evaluation: IntentEvaluation; thresholds: ThresholdSettings }> {
+    const [tenant, actorBlocked, thresholds, floor, policy] = await Promise.all([
+      deps.tenants.get(tenantId),
+      deps.controls.isBlocked(tenantId, request.actor.id),
+      deps.thresholds.read(tenantId),
+      deps.controls.floor(tenantId),
+      deps.policies.active(tenantId),
+    ]);
+    if (!tenant) throw new AppError('NOT_FOUND', 'No such tenant');
+    try {
+      const evaluation = evaluateIntent({
+        request,
+        killSwitch: { enabled: tenant.killSwitch.enabled, reason: tenant.killSwitch.reason },
+        actorBlocked,
+        thresholds,
+        floorEnabled: floor.enabled,
+        policy: policy.compiled,
+        explain,
+      });
+      return { evaluation, thresholds };
+    } catch (error) {
+      throw loopFailed(error);
+    }
+  }
+
+  async function decideAndRecord(
+    principal: Principal,
+    request: IntentRequest,
+    explain: boolean,
+    idempotencyKey: string | undefined,
+  ): Promise<SubmitResult> {
+    const tenantId = principal.tenantId;
+    const { evaluation, thresholds } = await evaluate(tenantId, request, explain);
+    const now = clock();
+    const intentId = uuidv7();
+    const correlationId = uuidv7();
+
+    let minted: MintedToken | undefined;
+    if (evaluation.outcome === 'APPROVED') {
+      try {
+        minted = await mintDecisionToken(
+          await deps.signingKeys.signer(tenantId),
+          {
+            intentId,
+            tenantId,
+            adapterId: 'external',
+            adapterTarget: request.targetSystem,
+            targetSystem: request.targetSystem,
+            proposedAction: request.proposedAction,
+            ttlSeconds: thresholds.tokenTtlSeconds,
+          },
+          now,
+        );
+      } catch (error) {
+        throw loopFailed(error);
+      }
+    }
+
+    const escalationId = evaluation.outcome === 'ESCALATED' ? uuidv7() : undefined;
+    const approval: ApprovalState | undefined =
+      evaluation.outcome === 'ESCALATED'
+        ? {
+            queue: evaluation.queue,
+            status: 'pending',
+            requiredApprovals: evaluation.queue === 'catastrophic-review' ? 2 : 1,
+            expiresAt: new Date(now + thresholds.approvalTtlSeconds * 1000).toISOString(),
+          }
+        : undefined;
+    const { primary, alternates } = evaluation.interpretation;
+    const authorityDecision: Record<string, unknown> = {
+      decision: evaluation.outcome,
+      riskScore: evaluation.riskScore,
+      policyCompliant: evaluation.policyCompliant,
+      rationale: evaluation.rationale,
+      gateTrace: evaluation.gateTrace,
+      matchedRules: evaluation.matchedRules,
+      decidingRule: evaluation.decidingRule,
+      intent: {
+        oiCode: primary.oiCode,
+        operationType: primary.operationType,
+        confidence: primary.confidence,
+      },
+      ...(evaluation.explanation ? { explanation: evaluation.explanation } : {}),
+    };
+    const execution =
+      evaluation.outcome === 'APPROVED'
+        ? { attempted: false, status: 'not_configured' }
+        : { attempted: false, status: 'skipped' };
+
+    const base = { correlationId, intentId, actorId: request.actor.id, actorType: request.actor.type };
+    const events: AuditEvent[] = [
+      {
+        ...base,
+        eventType: 'intent.received',
+        payload: {
+          targetSystem: request.targetSystem,
+          proposedAction: request.proposedAction,
+          principalId: principal.id,
+          argsHash: request.args === undefined ? null : sha256Hex(canonicalJson(request.args)),
+          argsPreview: argsPreview(request.args),
+          riskContext: request.riskContext,
+          ...(idempotencyKey ? { idempotencyKey } : {}),
+        },
+      },
+      {
+        ...base,
+        eventType: 'intent.decided',
+        payload: {
+          targetSystem: request.targetSystem,
+          decision: evaluation.outcome,
+          effect: evaluation.effect,
+          riskScore: evaluation.riskScore,
+          matchedRules: evaluation.matchedRules,
+          decidingRule: evaluation.decidingRule,
+          gateTrace: evaluation.gateTrace,
+          hypotheses: { primary, alternates },
+          ...(evaluation.floor.matched
+            ? { floor: { pattern: evaluation.floor.pattern, location: evaluation.floor.location } }
+            : {}),
+          ...(approval ? { escalationId, approval } : {}),
+        },
+      },
+    ];
+    if (minted) {
+      events.push({
+        ...base,
+        eventType: 'token.issued',
+        payload: {
+          targetSystem: request.targetSystem,
+          kid: minted.kid,
+          adapterId: minted.claims.adapterId,
+          nonce: minted.claims.nonce,
+          expiresAt: minted.claims.expiresAt,
+        },
+      });
+    }
+
+    const statusCode = STATUS_CODE[evaluation.outcome];
+    const body = await storage.writeTransaction(async (trx) => {
+      await intentRepository.insert(trx, {
+        tenantId,
+        id: intentId,
+        correlationId,
+        principalId: principal.id,
+        actorId: request.actor.id,
+        targetSystem: request.targetSystem,
+        status: evaluation.outcome,
+        decision: evaluation.outcome,
+        reviewState: evaluation.outcome === 'ESCALATED' ? 'PENDING' : 'DECIDED',
+        request,
+        authorityDecision,
+        hypotheses: [primary, ...alternates],
+        execution,
+        token: minted?.token ?? null,
+        escalationId: escalationId ?? null,
+        approval: approval ?? null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const appended = await appendAudit(trx, storage.dialect, tenantId, events, now);
+      const response: IntentResponse = {
+        intentId,
+        correlationId,
+        authorityDecision,
+        audit: { entriesWritten: appended.entries.length, latestHash: appended.latestHash },
+        execution,
+        ...(minted ? { authorityDecisionToken: minted.token } : {}),
+        ...(escalationId && approval ? { escalationId, approval } : {}),
+      };
+      if (idempotencyKey) {
+        await deps.idempotency.complete(trx, tenantId, INTENT_IDEMPOTENCY_SCOPE, idempotencyKey, {
+          statusCode,
+          body: response,
+        });
+      }
+      return response;
+    });
+    return { statusCode, body };
+  }
+
+  return {
+    async submit(
+      principal: Principal,
+      request: IntentRequest,
+      options: { explain: boolean; idempotencyKey?: string | undefined },
+    ): Promise<SubmitResult> {
+      if (!isInterpretable(request.proposedAction)) {
+        throw new AppError('INVALID_INTENT', 'proposedAction must contain a letter or a digit');
+      }
+      const key = options.idempotencyKey;
+      if (key !== undefined) {
+        const claim = await deps.idempotency.claim(
+          principal.tenantId,
+          INTENT_IDEMPOTENCY_SCOPE,
+          key,
+          requestHash(request),
+        );
+        if (claim.kind === 'replay')
+          return { statusCode: claim.statusCode, body: claim.body as IntentResponse };
+      }
+      try {
+        return await decideAndRecord(principal, request, options.explain, key);
+      } catch (error) {
+        if (key !== undefined)
+          await deps.idempotency.release(principal.tenantId, INTENT_IDEMPOTENCY_SCOPE, key).catch(() => {});
+        // Anything that breaks the loop is a failed authorization, never an allow.
+        throw error instanceof AppError ? error : loopFailed(error);
+      }
+    },
+  };
+}
+
+export type DecisionLoop = ReturnType<typeof createDecisionLoop>;
