@@ -187,10 +187,10 @@ for (const engine of ENGINES) {
         .where('tenant_id', '=', 'acme')
         .where('entry_hash', '=', received.entryHash)
         .executeTakeFirstOrThrow();
-      const received_ = JSON.parse(row.canonical).payload;
-      assert.equal(received_.args, undefined, 'audit payloads never hold the raw args');
-      assert.equal(received_.argsHash, sha256Hex(canonicalJson(payload.args)));
-      assert.ok(received_.argsPreview.length <= 256);
+      const receivedPayload = JSON.parse(row.canonical).payload;
+      assert.equal(receivedPayload.args, undefined, 'audit payloads never hold the raw args');
+      assert.equal(receivedPayload.argsHash, sha256Hex(canonicalJson(args)));
+      assert.ok(receivedPayload.argsPreview.length <= 256);
 
       const secret = await submit(
         intent('merge pull request 3', { args: { apiToken: 'hunter2', nested: { password: 'pw' } } }),
