@@ -160,9 +160,8 @@ for (const engine of ENGINES) {
     });
 
     it('sends catastrophic arguments to two-person review, and only the owner setting disables the floor', async () => {
-      const payload = intent('run the migration', {
-        args: { steps: [{ sql: 'select 1' }, { sql: 'DROP TABLE users' }] },
-      });
+      const args = { steps: [{ sql: 'select 1' }, { sql: 'DROP TABLE users' }] };
+      const payload = intent('run the migration', { args });
       const response = await submit(payload);
       assert.equal(response.statusCode, 202, response.body);
       const body = response.json();
