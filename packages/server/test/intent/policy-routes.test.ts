@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { ENGINES } from '../helpers/storage.js';
+
+for (const engine of ENGINES) {
+  describe(`policy versions and packs (${engine})`, () => {
+    let t: TestApp;
+    let owner: Record<string, string>;
+    let auditor: Record<string, string>;
+    let agent: Record<string, string>;
+
+    before(async () => {
+      t = await createTestApp(engine);
+      const { ownerKey } = await t.createTenant('acme');
+      owner = { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'acme' };
+      const keyOf = async (role: string) =>
+        (await t.services.apiKeys.create('acme', { name: role, role }, null)).key;
+      auditor = { authorization: `Bearer ${await keyOf('auditor')}`, 'x-tenant-id': 'acme' };
+      agent = { authorization: `Bearer ${await keyOf('agent')}`, 'x-tenant-id': 'acme' };
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    it('starts every tenant on the starter pack as version 1', async () => {
+      const response = await t.app.inject({ method: 'GET', url: '/authority/policy', headers: auditor });
+      assert.equal(response.statusCode, 200, response.body);
+      const policy = response.json();
+      assert.deepEqual([policy.version, policy.active, policy.packs], [1, true, ['starter']]);
+      assert.deepEqual(policy.rules.map((r: { id: string }) => r.id).sort(), [
+        'starter/allow-reads',
+        'starter/escalate-writes',
+      ]);
+      const installed = (
+        await t.app.inject({ method: 'GET', url: '/policy-packs/installed', headers: auditor })
+      ).json();
+      assert.deepEqual(
+        installed.packs.map((p: { id: string }) => p.id),
+        ['starter'],
+      );
+      const forbidden = await t.app.inject({ method: 'GET', url: '/authority/policy', headers: agent });
+      assert.equal(forbidden.json().error.details.permission, 'authority:policy:read');
+    });
+
+    it('refuses invalid rules at save, naming the rule and the field', async () => {
+      for (const [rule, fragment] of [
+        [
+          {
+            id: 'look',
+            effect: 'DENY',
+            conditions: { all: [{ path: 'proposedAction', op: 'MATCHES', value: '(?=x)' }] },
+          },
+          'look',
+        ],
+        [
+          {
+            id: 'back',
+            effect: 'DENY',
+            conditions: { all: [{ path: 'args', op: 'MATCHES', value: '(a)\\1' }] },
+          },
+          'back',
+        ],
+        [{ id: 'path', effect: 'DENY', conditions: { all: [{ path: 'nowhere.x', op: 'EXISTS' }] } }, 'path'],
+        [{ id: 'op', effect: 'DENY', conditions: { all: [{ path: 'args.x', op: 'LIKE', value: 1 }] } }, 'op'],
+        [{ id: 'catastrophic-floor', effect: 'ALLOW' }, 'catastrophic-floor'],
+        [{ id: 'pack/rule', effect: 'ALLOW' }, 'pack/rule'],
+      ] as const) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/authority/policy',
+          headers: owner,
+          payload: { rules: [rule] },
+        });
+        assert.equal(response.statusCode, 400, JSON.stringify(rule));
+        assert.ok(response.json().error.message.includes(fragment), response.body);
+      }
+      const versions = (
+        await t.app.inject({ method: 'GET', url: '/authority/policy/versions', headers: owner })
+      ).json();
+      assert.equal(versions.versions.length, 1, 'nothing was stored');
+    });
+
+    it('saves a version without activating it unless asked, and activates stored versions', async () => {
+      const saved = await t.app.inject({
+        method: 'POST',
+        url: '/authority/policy',
+        headers: owner,
+        payload: {
+          rules: [
+            {
+              id: 'deny-prod',
+              effect: 'DENY',
+              conditions: { all: [{ path: 'risk.production', op: 'EQ', value: true }] },
+            },
+          ],
+        },
+      });
+      assert.equal(saved.statusCode, 201, saved.body);
+      assert.deepEqual([saved.json().version, saved.json().active], [2, false]);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/authority/policy', headers: owner })).json().version,
+        1,
+      );
+      const activated = await t.app.inject({
+        method: 'POST',
+        url: '/authority/policy/versions/2/activate',
+        headers: owner,
+      });
+      assert.equal(activated.statusCode, 200, activated.body);
+      assert.equal(activated.json().active, true);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/authority/policy', headers: owner })).json().version,
+        2,
+      );
+      const missing = await t.app.inject({
+        method: 'POST',
+        url: '/authority/policy/versions/99/activate',
+        headers: owner,
+      });
+      assert.equal(missing.statusCode, 404);
+      const events = await t.storage.db
+        .selectFrom('audit_entries')
+        .select('event_type')
+        .where('tenant_id', '=', 'acme')
+        .execute();
+      assert.ok(events.some((e) => e.event_type === 'policy.activated'));
+      assert.ok(events.some((e) => e.event_type === 'policy.saved'));
+    });
+
+    it('lists the catalog and installs a pack once, as a new active version', async () => {
+      const catalog = (await t.app.inject({ method: 'GET', url: '/policy-packs', headers: auditor })).json();
+      const ids = catalog.packs.map((p: { id: string }) => p.id);
+      for (const id of ['starter', 'github-safe-merge', 'production-change-control', 'sensitive-data-guard'])
+        assert.ok(ids.includes(id));
+      assert.ok(
+        catalog.packs.every(
+          (p: { description: string; rules: unknown[] }) => p.description.length > 0 && p.rules.length > 0,
+        ),
+      );
+
+      const installed = await t.app.inject({
+        method: 'POST',
+        url: '/policy-packs/install',
+        headers: owner,
+        payload: { pack: 'sensitive-data-guard' },
+      });
+      assert.equal(installed.statusCode, 201, installed.body);
+      assert.equal(installed.json().policy.active, true);
+      assert.ok(
+        installed.json().policy.rules.some((r: { id: string }) => r.id.startsWith('sensitive-data-guard/')),
+      );
+      assert.ok(
+        installed.json().policy.rules.some((r: { id: string }) => r.id === 'deny-prod'),
+        'the active rules are kept',
+      );
+      const twice = await t.app.inject({
+        method: 'POST',
+        url: '/policy-packs/install',
+        headers: owner,
+        payload: { pack: 'sensitive-data-guard' },
+      });
+      assert.equal(twice.statusCode, 409);
+      const unknown = await t.app.inject({
+        method: 'POST',
+        url: '/policy-packs/install',
+        headers: owner,
+        payload: { pack: 'nope' },
+      });
+      assert.equal(unknown.statusCode, 404);
+      const list = (
+        await t.app.inject({ method: 'GET', url: '/policy-packs/installed', headers: owner })
+      ).json();
+      assert.deepEqual(
+        list.packs.map((p: { id: string }) => p.id),
+        ['starter', 'sensitive-data-guard'],
+      );
+      const replaced = await t.app.inject({
+        method: 'POST',
+        url: '/authority/policy',
+        headers: owner,
+        payload: { rules: [{ id: 'only', effect: 'ALLOW' }], replacePacks: true, activate: true },
+      });
+      assert.deepEqual(
+        replaced.json().rules.map((r: { id: string }) => r.id),
+        ['only'],
+      );
+      assert.deepEqual(replaced.json().packs, []);
+    });
+  });
+}
