@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase as SqliteDialectDatabase, sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { migrateToLatest } from './migrations.js';
 import type { Database } from './schema.js';
@@ -88,7 +89,21 @@ function openSqlite(options: StorageOptions): Storage {
   database.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  // Kysely prepares every statement anew; better-sqlite3 statements are reusable, so keep the
+  // recent ones (the hot path runs the same dozen statements for every decision).
+  const statements = new LRUCache<string, SqliteDatabase.Statement>({ max: 500 });
+  const cachedDatabase: SqliteDialectDatabase = {
+    close: () => database.close(),
+    prepare(text) {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        statement = database.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedDatabase }) });
   return {
     db,
     dialect: 'sqlite',
