@@ -1,3 +1,4 @@
+import { v7 as uuidv7 } from 'uuid';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
 
 /** previousHash of entry 0. */
@@ -67,4 +68,24 @@ export function sealEntry(
 export function canonicalOfEntry(entry: AuditEntry): string {
   const { entryHash: _ignored, ...rest } = entry;
   return canonicalJson(rest);
+}
+
+/**
+ * An event about configuration or a credential's act (contract §6): no intent, the principal as
+ * actor, and a fresh UUIDv7 correlation id per request.
+ */
+export function principalEvent(
+  principal: { id: string; type: 'api_key' },
+  eventType: string,
+  payload: unknown,
+  intentId: string | null = null,
+): AuditEvent {
+  return {
+    correlationId: uuidv7(),
+    intentId,
+    actorId: principal.id,
+    actorType: principal.type === 'api_key' ? 'principal:api-key' : 'principal:user',
+    eventType,
+    payload,
+  };
 }

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
-import { v7 as uuidv7 } from 'uuid';
 import type { Clock } from '../clock.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
 import type { Principal } from '../tenancy/principal.js';
 import type { AuditEntry } from './audit-entry.js';
+import { principalEvent } from './audit-entry.js';
 import { appendAudit, entryFromRow } from './audit-log.js';
 import { type ChainVerification, verifyStoredChain } from './chain-verification.js';
 import { type Checkpoint, listCheckpoints, type PublicKeyLookup } from './checkpoints.js';
@@ -197,16 +197,7 @@ export function createAuditService(deps: {
           trx,
           storage.dialect,
           tenantId,
-          [
-            {
-              correlationId: uuidv7(),
-              intentId: null,
-              actorId: principal.id,
-              actorType: 'principal:api-key',
-              eventType: 'chain.break.acknowledged',
-              payload: { brokenAt, reason: row.reason, note },
-            },
-          ],
+          [principalEvent(principal, 'chain.break.acknowledged', { brokenAt, reason: row.reason, note })],
           now,
         );
         return {

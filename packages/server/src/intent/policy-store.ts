@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { v7 as uuidv7 } from 'uuid';
+import { principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { AppError, validationError } from '../errors/app-error.js';
@@ -206,14 +206,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
             })
             .execute();
           const events = [
-            {
-              correlationId: uuidv7(),
-              intentId: null,
-              actorId: principal.id,
-              actorType: 'principal:api-key',
-              eventType: 'policy.saved',
-              payload: { version, ruleCount: rules.length, packs, ...reason },
-            },
+            principalEvent(principal, 'policy.saved', { version, ruleCount: rules.length, packs, ...reason }),
           ];
           if (activate) {
             await setActive(trx, tenantId, version, now);
@@ -308,16 +301,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
           trx,
           storage.dialect,
           tenantId,
-          [
-            {
-              correlationId: uuidv7(),
-              intentId: null,
-              actorId: principal.id,
-              actorType: 'principal:api-key',
-              eventType: 'policy.activated',
-              payload: { version, source: 'activate' },
-            },
-          ],
+          [principalEvent(principal, 'policy.activated', { version, source: 'activate' })],
           now,
         );
       });

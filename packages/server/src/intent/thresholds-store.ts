@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { validationError } from '../errors/app-error.js';
@@ -71,16 +71,7 @@ export function createThresholdsStore(deps: { storage: Storage; clock: Clock }) 
           trx,
           storage.dialect,
           tenantId,
-          [
-            {
-              correlationId: uuidv7(),
-              intentId: null,
-              actorId: principal.id,
-              actorType: 'principal:api-key',
-              eventType: 'thresholds.updated',
-              payload: { old: currentSettings, new: merged.value },
-            },
-          ],
+          [principalEvent(principal, 'thresholds.updated', { old: currentSettings, new: merged.value })],
           now,
         );
       });

@@ -1,5 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
-import type { AuditEvent } from '../audit/audit-entry.js';
+import { principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { AppError, validationError } from '../errors/app-error.js';
@@ -24,17 +23,6 @@ export interface ActorRecord {
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
-function configEvent(principal: Principal, eventType: string, payload: unknown): AuditEvent {
-  return {
-    correlationId: uuidv7(),
-    intentId: null,
-    actorId: principal.id,
-    actorType: 'principal:api-key',
-    eventType,
-    payload,
-  };
-}
 
 /**
  * Tenant-wide switches that feed the decision gates: the kill switch (gate `kill_switch`), the
@@ -84,7 +72,7 @@ export function createTenantControls(deps: {
           storage.dialect,
           tenantId,
           [
-            configEvent(principal, 'killswitch.changed', {
+            principalEvent(principal, 'killswitch.changed', {
               enabled: change.enabled,
               reason: reason === '' ? null : reason,
               previous: { enabled: before.kill_switch_enabled === 1, reason: before.kill_switch_reason },
@@ -159,7 +147,7 @@ export function createTenantControls(deps: {
           trx,
           storage.dialect,
           tenantId,
-          [configEvent(principal, 'floor.changed', { enabled: change.enabled, agreementVersion })],
+          [principalEvent(principal, 'floor.changed', { enabled: change.enabled, agreementVersion })],
           now,
         );
       });
@@ -201,7 +189,7 @@ export function createTenantControls(deps: {
           trx,
           storage.dialect,
           tenantId,
-          [configEvent(principal, 'actor.changed', { actorId, status: change.status, reason })],
+          [principalEvent(principal, 'actor.changed', { actorId, status: change.status, reason })],
           now,
         );
       });

@@ -1,6 +1,6 @@
 import type { JsonWebKey, KeyObject } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
@@ -202,20 +202,13 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
       storage.dialect,
       row.tenant_id,
       [
-        {
-          correlationId: uuidv7(),
-          intentId: null,
-          actorId: principal.id,
-          actorType: 'principal:api-key',
-          eventType: 'keys.rotated',
-          payload: {
-            kid: row.kid,
-            alg: row.alg,
-            source: row.source,
-            previousKid: active?.kid ?? null,
-            retiredKid: previous?.kid ?? null,
-          },
-        },
+        principalEvent(principal, 'keys.rotated', {
+          kid: row.kid,
+          alg: row.alg,
+          source: row.source,
+          previousKid: active?.kid ?? null,
+          retiredKid: previous?.kid ?? null,
+        }),
       ],
       now,
     );

@@ -5,7 +5,7 @@ import {
   type NonceStore,
   verifyAuthorityToken,
 } from '@authority-runtime/sdk';
-import { v7 as uuidv7 } from 'uuid';
+import { principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { Storage } from '../storage/database.js';
@@ -83,14 +83,12 @@ export function createTokenConsumption(deps: {
               storage.dialect,
               tenantId,
               [
-                {
-                  correlationId: uuidv7(),
-                  intentId: typeof intentId === 'string' ? intentId : null,
-                  actorId: principal.id,
-                  actorType: 'principal:api-key',
-                  eventType: 'token.consumed',
-                  payload: { nonce, adapterId: context.adapterId, targetSystem: context.targetSystem },
-                },
+                principalEvent(
+                  principal,
+                  'token.consumed',
+                  { nonce, adapterId: context.adapterId, targetSystem: context.targetSystem },
+                  typeof intentId === 'string' ? intentId : null,
+                ),
               ],
               now,
             );

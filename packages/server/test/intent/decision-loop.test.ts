@@ -4,6 +4,7 @@ import { staticJwks, verifyAuthorityToken } from '@authority-runtime/sdk';
 import { canonicalJson, sha256Hex } from '../../src/audit/canonical-json.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/storage.js';
+import { buildSecondApp } from '../helpers/tokens.js';
 
 type Headers = Record<string, string>;
 
@@ -431,24 +432,7 @@ for (const engine of ENGINES) {
         .set({ private_key: 'v1:AAAA:AAAA:AAAA' })
         .where('kid', '=', key.kid)
         .execute();
-      const { createServices } = await import('../../src/services.js');
-      const { buildServer } = await import('../../src/http/build-server.js');
-      const { TEST_MASTER_KEY } = await import('../helpers/app.js');
-      const services = createServices({
-        config: t.config,
-        storage: t.storage,
-        clock: t.clock,
-        masterKey: TEST_MASTER_KEY,
-        onBackgroundError: () => {},
-      });
-      const app = await buildServer({
-        config: t.config,
-        storage: t.storage,
-        clock: t.clock,
-        masterKey: TEST_MASTER_KEY,
-        services,
-        backgroundJobs: false,
-      });
+      const { app } = await buildSecondApp(t);
       try {
         const response = await app.inject({
           method: 'POST',
