@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { createEgressClient, type Resolver } from './egress/egress-client.js';
+import { createAuthorityEvaluate } from './intent/authority-evaluate.js';
 import { createDecisionLoop } from './intent/decision-loop.js';
 import { createIdempotency } from './intent/idempotency.js';
 import { createIntentEvidence } from './intent/intent-evidence.js';
@@ -73,6 +74,15 @@ export function createServices(deps: ServiceDeps) {
       idempotency,
     }),
     intentReads: createIntentReads({ storage }),
+    authorityEvaluate: createAuthorityEvaluate({
+      storage,
+      clock,
+      tenants,
+      controls,
+      thresholds,
+      policies,
+      secrets,
+    }),
     apiKeys: createKeyService(storage, clock, (hash) => authenticator.forget(hash)),
     signingKeys,
     secrets,

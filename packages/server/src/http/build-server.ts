@@ -28,6 +28,7 @@ import { requestIdFor, stripVersionPrefix } from './request-id.js';
 import { adminRoutes } from './routes/admin.js';
 import { auditRoutes } from './routes/audit.js';
 import { authorityKeyRoutes } from './routes/authority-keys.js';
+import { evaluateRoutes } from './routes/evaluate.js';
 import { healthRoutes } from './routes/health.js';
 import { intentEvidenceRoutes } from './routes/intent-evidence.js';
 import { intentRoutes } from './routes/intents.js';
@@ -209,6 +210,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(thresholdRoutes, { services });
   await app.register(intentRoutes, { services });
   await app.register(policyRoutes, { services });
+  await app.register(evaluateRoutes, { services });
   if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });
 
   if (deps.backgroundJobs !== false) {

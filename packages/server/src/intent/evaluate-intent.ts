@@ -21,6 +21,8 @@ export interface IntentEvaluationInput {
   floorEnabled: boolean;
   policy: CompiledPolicy;
   explain: boolean;
+  /** `/authority/evaluate`'s `oiCode`: evaluated in place of the primary hypothesis's code. */
+  oiCodeOverride?: string | undefined;
 }
 
 export interface IntentEvaluation {
@@ -59,7 +61,10 @@ export function evaluateIntent(input: IntentEvaluationInput): IntentEvaluation {
   const { request, thresholds } = input;
   const flags = riskFlags(request.riskContext);
   const score = riskScore(request.riskContext, thresholds.modifiers);
-  const interpretation = interpret(request.proposedAction, request.args);
+  const interpreted = interpret(request.proposedAction, request.args);
+  const interpretation: Interpretation = input.oiCodeOverride
+    ? { ...interpreted, primary: { ...interpreted.primary, oiCode: input.oiCodeOverride } }
+    : interpreted;
   const base = {
     riskScore: score,
     policyCompliant: flags.policyCompliant,

@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { ENGINES } from '../helpers/storage.js';
+
+const body = (action: string, extra: Record<string, unknown> = {}) => ({
+  actor: { id: 'agent-7', type: 'agent' },
+  targetSystem: 'acme/payments',
+  proposedAction: action,
+  riskContext: { baseRiskScore: 10 },
+  ...extra,
+});
+
+for (const engine of ENGINES) {
+  describe(`POST /authority/evaluate and permission tokens (${engine})`, () => {
+    let t: TestApp;
+    let owner: Record<string, string>;
+    let agent: Record<string, string>;
+    let globexAgent: Record<string, string>;
+
+    before(async () => {
+      t = await createTestApp(engine);
+      const acme = await t.createTenant('acme');
+      await t.createTenant('globex');
+      owner = { authorization: `Bearer ${acme.ownerKey.key}`, 'x-tenant-id': 'acme' };
+      agent = {
+        authorization: `Bearer ${(await t.services.apiKeys.create('acme', { name: 'a', role: 'agent' }, null)).key}`,
+        'x-tenant-id': 'acme',
+      };
+      globexAgent = {
+        authorization: `Bearer ${(await t.services.apiKeys.create('globex', { name: 'g', role: 'agent' }, null)).key}`,
+        'x-tenant-id': 'globex',
+      };
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    const evaluate = (payload: unknown, headers = agent) =>
+      t.app.inject({ method: 'POST', url: '/authority/evaluate', headers, payload: payload as object });
+    const verify = (token: unknown, headers = agent) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/authority/permission-tokens/verify',
+        headers,
+        payload: { token },
+      });
+
+    it('answers 200 with ALLOW, an explanation and an allow permission token, and records authority.evaluated only', async () => {
+      const before = await t.storage.db.selectFrom('intents').select('id').execute();
+      const response = await evaluate(body('list open pull requests'));
+      assert.equal(response.statusCode, 200, response.body);
+      const result = response.json();
+      assert.equal(result.decision, 'ALLOW');
+      assert.equal(result.decidingRule.id, 'starter/allow-reads');
+      assert.ok(Array.isArray(result.explanation));
+      assert.equal(result.authorityDecisionToken, undefined);
+      const token = result.permissionToken;
+      assert.deepEqual(
+        [token.decision, token.policyPack, token.ruleId, token.intentId, token.tenantId],
+        ['allow', 'starter', 'starter/allow-reads', result.evaluationId, 'acme'],
+      );
+      assert.equal(Date.parse(token.expiresAt) - Date.parse(token.issuedAt), 300_000);
+      assert.deepEqual(Object.keys(token).sort(), [
+        'decision',
+        'expiresAt',
+        'intentId',
+        'issuedAt',
+        'policyPack',
+        'riskScore',
+        'ruleId',
+        'secretId',
+        'signature',
+        'tenantId',
+        'tokenId',
+      ]);
+      assert.equal(
+        (await t.storage.db.selectFrom('intents').select('id').execute()).length,
+        before.length,
+        'no intent, no decision',
+      );
+      const last = await t.storage.db
+        .selectFrom('audit_entries')
+        .select(['event_type', 'canonical'])
+        .where('tenant_id', '=', 'acme')
+        .orderBy('idx', 'desc')
+        .executeTakeFirstOrThrow();
+      assert.equal(last.event_type, 'authority.evaluated');
+      assert.equal(JSON.parse(last.canonical).payload.evaluationId, result.evaluationId);
+      assert.deepEqual((await verify(token)).json(), { valid: true });
+    });
+
+    it('uses the four-valued vocabulary and review tokens live an hour', async () => {
+      const escalate = (await evaluate(body('merge pull request 4'))).json();
+      assert.equal(escalate.decision, 'ESCALATE');
+      assert.equal(escalate.permissionToken.decision, 'review');
+      assert.equal(
+        Date.parse(escalate.permissionToken.expiresAt) - Date.parse(escalate.permissionToken.issuedAt),
+        3_600_000,
+      );
+      const deny = (await evaluate(body('list branches', { riskContext: { baseRiskScore: 70 } }))).json();
+      assert.equal(deny.decision, 'DENY');
+      assert.deepEqual(
+        [deny.permissionToken.decision, deny.permissionToken.policyPack, deny.permissionToken.ruleId],
+        ['deny', 'custom', 'signal:default'],
+      );
+
+      const saved = await t.app.inject({
+        method: 'POST',
+        url: '/authority/policy',
+        headers: owner,
+        payload: {
+          activate: true,
+          rules: [
+            { id: 'sign-off-releases', effect: 'REQUIRE_APPROVAL', bindings: { oiCodes: ['OI-104'] } },
+            { id: 'no-schema-changes', effect: 'DENY', bindings: { oiCodes: ['OI-305'] } },
+          ],
+        },
+      });
+      assert.equal(saved.statusCode, 201, saved.body);
+      const approval = (await evaluate(body('deploy the release'))).json();
+      assert.equal(approval.decision, 'REQUIRE_APPROVAL');
+      assert.equal(approval.permissionToken.decision, 'review');
+    });
+
+    it('evaluates a supplied oiCode as a second pass that can only raise severity', async () => {
+      const raised = (await evaluate(body('list tables', { oiCode: 'OI-305' }))).json();
+      assert.equal(raised.decision, 'DENY');
+      assert.equal(raised.decidingRule.id, 'no-schema-changes');
+      const notLowered = (await evaluate(body('drop the cache entries', { oiCode: 'OI-101' }))).json();
+      assert.notEqual(notLowered.decision, 'ALLOW');
+      const bad = await evaluate(body('list', { oiCode: 'read-only' }));
+      assert.equal(bad.statusCode, 400);
+    });
+
+    it('rejects tampered, foreign, expired and malformed permission tokens, and keeps old secrets verifiable', async () => {
+      const token = (await evaluate(body('list open pull requests'))).json().permissionToken;
+      assert.deepEqual((await verify({ ...token, riskScore: 0 })).json(), {
+        valid: false,
+        reason: 'SIGNATURE_VERIFICATION_FAILED',
+      });
+      assert.deepEqual((await verify({ ...token, decision: 'deny' })).json(), {
+        valid: false,
+        reason: 'SIGNATURE_VERIFICATION_FAILED',
+      });
+      assert.deepEqual((await verify(token, globexAgent)).json(), {
+        valid: false,
+        reason: 'TOKEN_TENANT_MISMATCH',
+      });
+      assert.deepEqual((await verify({ ...token, extra: 1 })).json(), {
+        valid: false,
+        reason: 'TOKEN_MALFORMED',
+      });
+      assert.deepEqual((await verify('a.b.c')).json(), { valid: false, reason: 'TOKEN_MALFORMED' });
+      await t.app.inject({ method: 'POST', url: '/authority/secrets/permission/rotate', headers: owner });
+      assert.deepEqual(
+        (await verify(token)).json(),
+        { valid: true },
+        'a rotation does not void issued tokens',
+      );
+      t.clock.advance(300_001);
+      assert.deepEqual((await verify(token)).json(), { valid: false, reason: 'TOKEN_EXPIRED' });
+    });
+
+    it('requires authority:evaluate and validates like POST /intent', async () => {
+      const approver = await t.services.apiKeys.create('acme', { name: 'ap', role: 'approver' }, null);
+      const forbidden = await evaluate(body('list'), {
+        authorization: `Bearer ${approver.key}`,
+        'x-tenant-id': 'acme',
+      });
+      assert.equal(forbidden.json().error.details.permission, 'authority:evaluate');
+      assert.equal(
+        (await evaluate({ ...body('list'), tenantId: 'acme' })).statusCode,
+        400,
+        'no tenantId in this body',
+      );
+      assert.equal((await evaluate(body('???'))).json().error.code, 'INVALID_INTENT');
+    });
+  });
+}
