@@ -7,6 +7,7 @@ import { createKeyService } from '../tenancy/key-service.js';
 import { PLANS } from '../tenancy/tenant.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
 import { type GlobalFlags, withStorage } from './context.js';
+import { PolicyTestInputError, policyTest } from './policy-test.js';
 import { serve } from './serve.js';
 import { chainVerify, receiptVerify, VerifyInputError } from './verify-commands.js';
 
@@ -163,6 +164,17 @@ chain
     );
   });
 
+const policy = program.command('policy').description('offline policy tools');
+policy
+  .command('test <casesFile>')
+  .description(
+    'run decision test cases (JSON) offline against a policy; exit 0 all passed, 1 a case failed, 2 bad input',
+  )
+  .option('--policy <file>', 'policy JSON ({rules: [...]} or an array of rules; default: the starter policy)')
+  .action((casesFile: string, options: { policy?: string }) => {
+    process.exitCode = policyTest(casesFile, options.policy, process.stdout);
+  });
+
 function describe(error: unknown): string {
   if (error instanceof ConfigError) return `configuration error: ${error.message}`;
   if (error instanceof AppError) {
@@ -174,5 +186,9 @@ function describe(error: unknown): string {
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`authority: ${describe(error)}\n`);
-  process.exit(error instanceof ConfigError || error instanceof VerifyInputError ? 2 : 1);
+  process.exit(
+    error instanceof ConfigError || error instanceof VerifyInputError || error instanceof PolicyTestInputError
+      ? 2
+      : 1,
+  );
 });
