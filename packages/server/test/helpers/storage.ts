@@ -52,10 +52,20 @@ export async function createTestStorage(
     location: { pgSchema: schema },
     async dispose() {
       await storage.close().catch(() => {});
-      const cleanup = new pg.Client({ connectionString: databaseUrl });
-      await cleanup.connect();
-      await cleanup.query(`drop schema if exists ${schema} cascade`);
-      await cleanup.end();
+      // Best-effort cleanup: concurrent DDL from parallel test files can make a drop fail once;
+      // a leftover schema in a scratch database must never fail a test.
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const cleanup = new pg.Client({ connectionString: databaseUrl });
+        try {
+          await cleanup.connect();
+          await cleanup.query(`drop schema if exists ${schema} cascade`);
+          return;
+        } catch {
+          // try again
+        } finally {
+          await cleanup.end().catch(() => {});
+        }
+      }
     },
   };
 }
