@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { secretsEqual } from '../tenancy/api-key-secret.js';
 import type { Authenticator } from '../tenancy/authenticator.js';
+import type { Permission } from '../tenancy/permissions.js';
 import type { Principal } from '../tenancy/principal.js';
 import { TENANT_ID_PATTERN } from '../tenancy/tenant.js';
 
@@ -56,7 +57,7 @@ function presentedKey(request: FastifyRequest): string {
 export async function authenticateTenantRequest(
   request: FastifyRequest,
   authenticator: Authenticator,
-  permission: string,
+  permission: Permission | 'any',
 ): Promise<Principal> {
   const principal = await authenticator.authenticate(presentedKey(request));
   const tenantHeader = request.headers['x-tenant-id'];
@@ -73,7 +74,7 @@ export async function authenticateTenantRequest(
   if (tenantHeader !== principal.tenantId) {
     throw new AppError('TENANT_MISMATCH', 'The x-tenant-id header names another tenant than the credential');
   }
-  if (permission !== 'any' && !principal.permissions.has(permission as never)) {
+  if (permission !== 'any' && !principal.permissions.has(permission)) {
     throw new AppError('FORBIDDEN', `This route requires the permission ${permission}`, { permission });
   }
   return principal;
