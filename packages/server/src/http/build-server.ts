@@ -208,7 +208,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(intentEvidenceRoutes, { services });
   await app.register(tenantControlRoutes, { services });
   await app.register(thresholdRoutes, { services });
-  await app.register(intentRoutes, { services });
+  await app.register(intentRoutes, { services, metrics });
   await app.register(policyRoutes, { services });
   await app.register(evaluateRoutes, { services });
   if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });

@@ -5,6 +5,7 @@ export interface HttpMetrics {
   registry: Registry;
   requests: Counter<'method' | 'route' | 'status'>;
   duration: Histogram<'method' | 'route' | 'status'>;
+  decisions: Counter<'outcome'>;
 }
 
 export function createHttpMetrics(): HttpMetrics {
@@ -23,5 +24,11 @@ export function createHttpMetrics(): HttpMetrics {
     buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  return { registry, requests, duration };
+  const decisions = new Counter({
+    name: 'authority_decisions_total',
+    help: 'POST /intent outcomes (APPROVED, ESCALATED, DENIED), never by tenant',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  return { registry, requests, duration, decisions };
 }

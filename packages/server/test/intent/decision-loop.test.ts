@@ -93,6 +93,9 @@ for (const engine of ENGINES) {
       assert.equal(body.audit.latestHash, entries[2]?.entry_hash);
       const verify = await t.app.inject({ method: 'POST', url: '/audit/verify-chain', headers: owner });
       assert.equal(verify.json().valid, true);
+      const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
+      assert.match(metrics.body, /authority_decisions_total\{outcome="APPROVED"\} 1/);
+      assert.doesNotMatch(metrics.body, /acme/, 'metrics never name tenants');
     });
 
     it('ESCALATED (202): every write under the starter policy, with an escalation id and no token', async () => {

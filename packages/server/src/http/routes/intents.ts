@@ -10,6 +10,7 @@ import {
 } from '../../intent/intent-request.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
+import type { HttpMetrics } from '../metrics.js';
 import { principalOf } from '../principal.js';
 import { tenantErrors, tenantSecurity } from '../schemas.js';
 
@@ -42,7 +43,10 @@ const IntentResponse = Type.Object({
 });
 const errors = { ...tenantErrors, 409: tenantErrors[404] };
 
-export const intentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const intentRoutes: FastifyPluginAsyncTypebox<{ services: Services; metrics: HttpMetrics }> = async (
+  app,
+  { services, metrics },
+) => {
   app.post(
     '/intent',
     {
@@ -82,6 +86,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         explain: request.query.explain === true,
         idempotencyKey: typeof key === 'string' ? key : undefined,
       });
+      metrics.decisions.inc({ outcome: String(result.body.authorityDecision.decision) });
       return reply.code(result.statusCode).send(result.body);
     },
   );
