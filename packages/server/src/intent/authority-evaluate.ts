@@ -11,6 +11,7 @@ import type { Principal } from '../tenancy/principal.js';
 import type { TenantControls } from '../tenancy/tenant-controls.js';
 import type { TenantService } from '../tenancy/tenant-service.js';
 import type { TenantSecrets } from '../tokens/tenant-secrets.js';
+import { loadDecisionContext } from './decision-context.js';
 import { evaluateIntent, type IntentEvaluation } from './evaluate-intent.js';
 import type { IntentRequest } from './intent-request.js';
 import {
@@ -21,7 +22,6 @@ import {
   verifyPermissionToken,
 } from './permission-token.js';
 import type { PolicyStore } from './policy-store.js';
-import type { ThresholdsStore } from './thresholds-store.js';
 
 export type EvaluateRequest = Omit<IntentRequest, 'tenantId'> & { oiCode?: string | undefined };
 
@@ -48,7 +48,6 @@ export function createAuthorityEvaluate(deps: {
   clock: Clock;
   tenants: TenantService;
   controls: TenantControls;
-  thresholds: ThresholdsStore;
   policies: PolicyStore;
   secrets: TenantSecrets;
 }) {
@@ -57,15 +56,10 @@ export function createAuthorityEvaluate(deps: {
   return {
     async evaluate(principal: Principal, request: EvaluateRequest): Promise<EvaluateResponse> {
       const tenantId = principal.tenantId;
-      const [tenant, actorBlocked, thresholds, floor, policy, secret] = await Promise.all([
-        deps.tenants.get(tenantId),
-        deps.controls.isBlocked(tenantId, request.actor.id),
-        deps.thresholds.read(tenantId),
-        deps.controls.floor(tenantId),
-        deps.policies.active(tenantId),
+      const [{ tenant, actorBlocked, thresholds, floorEnabled, policy }, secret] = await Promise.all([
+        loadDecisionContext(deps, tenantId, request.actor.id),
         deps.secrets.active(tenantId, 'permission'),
       ]);
-      if (!tenant) throw new AppError('NOT_FOUND', 'No such tenant');
       let evaluation: IntentEvaluation;
       try {
         const input = {
@@ -73,7 +67,7 @@ export function createAuthorityEvaluate(deps: {
           killSwitch: { enabled: tenant.killSwitch.enabled, reason: tenant.killSwitch.reason },
           actorBlocked,
           thresholds,
-          floorEnabled: floor.enabled,
+          floorEnabled,
           policy: policy.compiled,
           explain: true,
         };

@@ -11,6 +11,7 @@ import type { TenantControls } from '../tenancy/tenant-controls.js';
 import type { TenantService } from '../tenancy/tenant-service.js';
 import { type MintedToken, mintDecisionToken } from '../tokens/decision-token.js';
 import type { SigningKeyService } from '../tokens/signing-keys.js';
+import { loadDecisionContext } from './decision-context.js';
 import { evaluateIntent, type IntentEvaluation } from './evaluate-intent.js';
 import type { Idempotency } from './idempotency.js';
 import { requestHash } from './idempotency.js';
@@ -19,7 +20,6 @@ import type { IntentRequest } from './intent-request.js';
 import { isInterpretable } from './interpret.js';
 import type { PolicyStore } from './policy-store.js';
 import type { ThresholdSettings } from './thresholds.js';
-import type { ThresholdsStore } from './thresholds-store.js';
 
 export const INTENT_IDEMPOTENCY_SCOPE = 'intent';
 const PREVIEW_LIMIT = 256;
@@ -70,7 +70,6 @@ export function createDecisionLoop(deps: {
   clock: Clock;
   tenants: TenantService;
   controls: TenantControls;
-  thresholds: ThresholdsStore;
   policies: PolicyStore;
   signingKeys: SigningKeyService;
   idempotency: Idempotency;
@@ -82,21 +81,18 @@ export function createDecisionLoop(deps: {
     request: IntentRequest,
     explain: boolean,
   ): Promise<{ evaluation: IntentEvaluation; thresholds: ThresholdSettings }> {
-    const [tenant, actorBlocked, thresholds, floor, policy] = await Promise.all([
-      deps.tenants.get(tenantId),
-      deps.controls.isBlocked(tenantId, request.actor.id),
-      deps.thresholds.read(tenantId),
-      deps.controls.floor(tenantId),
-      deps.policies.active(tenantId),
-    ]);
-    if (!tenant) throw new AppError('NOT_FOUND', 'No such tenant');
+    const { tenant, actorBlocked, thresholds, floorEnabled, policy } = await loadDecisionContext(
+      deps,
+      tenantId,
+      request.actor.id,
+    );
     try {
       const evaluation = evaluateIntent({
         request,
         killSwitch: { enabled: tenant.killSwitch.enabled, reason: tenant.killSwitch.reason },
         actorBlocked,
         thresholds,
-        floorEnabled: floor.enabled,
+        floorEnabled,
         policy: policy.compiled,
         explain,
       });

@@ -121,7 +121,12 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
   }
 
   async function active(tenantId: string): Promise<ActivePolicy> {
-    let version = await activeVersionNumber(db, tenantId);
+    return activeAt(tenantId, await activeVersionNumber(db, tenantId));
+  }
+
+  /** The compiled policy of a known active version (read with the tenant's other settings). */
+  async function activeAt(tenantId: string, knownVersion: number | null): Promise<ActivePolicy> {
+    let version = knownVersion;
     if (version === null) {
       await ensureStarter(tenantId);
       version = await activeVersionNumber(db, tenantId);
@@ -242,6 +247,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
 
   return {
     active,
+    activeAt,
 
     async activeView(tenantId: string): Promise<PolicyVersion> {
       const { version } = await active(tenantId);

@@ -3,6 +3,7 @@ import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { validationError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
+import type { TenantSettingsTable } from '../storage/schema.js';
 import type { Principal } from '../tenancy/principal.js';
 import {
   DEFAULT_THRESHOLDS,
@@ -10,6 +11,26 @@ import {
   type ThresholdSettings,
   type ThresholdsRecord,
 } from './thresholds.js';
+
+/** The thresholds record of a tenant_settings row (or of none: the defaults). */
+export function thresholdsFromRow(
+  tenantId: string,
+  row:
+    | Pick<TenantSettingsTable, 'thresholds' | 'thresholds_updated_at' | 'thresholds_updated_by'>
+    | undefined,
+): ThresholdsRecord {
+  const stored = row?.thresholds ? (JSON.parse(row.thresholds) as ThresholdSettings) : undefined;
+  const settings: ThresholdSettings = stored ?? {
+    ...DEFAULT_THRESHOLDS,
+    modifiers: { ...DEFAULT_THRESHOLDS.modifiers },
+  };
+  return {
+    tenantId,
+    ...settings,
+    updatedAt: row?.thresholds_updated_at ? new Date(row.thresholds_updated_at).toISOString() : null,
+    updatedBy: row?.thresholds_updated_by ?? null,
+  };
+}
 
 /** The tenant's thresholds record (contract §4.4): stored settings over the defaults. */
 export function createThresholdsStore(deps: { storage: Storage; clock: Clock }) {
@@ -21,17 +42,7 @@ export function createThresholdsStore(deps: { storage: Storage; clock: Clock }) 
       .select(['thresholds', 'thresholds_updated_at', 'thresholds_updated_by'])
       .where('tenant_id', '=', tenantId)
       .executeTakeFirst();
-    const stored = row?.thresholds ? (JSON.parse(row.thresholds) as ThresholdSettings) : undefined;
-    const settings: ThresholdSettings = stored ?? {
-      ...DEFAULT_THRESHOLDS,
-      modifiers: { ...DEFAULT_THRESHOLDS.modifiers },
-    };
-    return {
-      tenantId,
-      ...settings,
-      updatedAt: row?.thresholds_updated_at ? new Date(row.thresholds_updated_at).toISOString() : null,
-      updatedBy: row?.thresholds_updated_by ?? null,
-    };
+    return thresholdsFromRow(tenantId, row);
   }
 
   return {

@@ -3,6 +3,7 @@ import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
+import type { TenantSettingsTable } from '../storage/schema.js';
 import type { Principal } from './principal.js';
 import type { KillSwitch } from './tenant.js';
 
@@ -23,6 +24,25 @@ export interface ActorRecord {
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** The floor setting of a tenant_settings row (or of none: enabled). */
+export function floorFromRow(
+  tenantId: string,
+  row:
+    | Pick<
+        TenantSettingsTable,
+        'floor_enabled' | 'floor_agreement_version' | 'floor_changed_by' | 'floor_changed_at'
+      >
+    | undefined,
+): FloorSetting {
+  return {
+    tenantId,
+    enabled: row ? row.floor_enabled === 1 : true,
+    agreementVersion: row?.floor_agreement_version ?? null,
+    changedBy: row?.floor_changed_by ?? null,
+    changedAt: iso(row?.floor_changed_at ?? null),
+  };
+}
 
 /**
  * Tenant-wide switches that feed the decision gates: the kill switch (gate `kill_switch`), the
@@ -95,13 +115,7 @@ export function createTenantControls(deps: {
         .selectAll()
         .where('tenant_id', '=', tenantId)
         .executeTakeFirst();
-      return {
-        tenantId,
-        enabled: row ? row.floor_enabled === 1 : true,
-        agreementVersion: row?.floor_agreement_version ?? null,
-        changedBy: row?.floor_changed_by ?? null,
-        changedAt: iso(row?.floor_changed_at ?? null),
-      };
+      return floorFromRow(tenantId, row);
     },
 
     /** Disabling needs the current agreement version; enabling never does. */

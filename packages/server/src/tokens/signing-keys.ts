@@ -1,5 +1,6 @@
 import type { JsonWebKey, KeyObject } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
@@ -133,6 +134,11 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
   const db = storage.db;
   /** Decrypted private keys and parsed public keys by kid; keys never change once written. */
   const privateKeys = new Map<string, KeyObject>();
+  /**
+   * The ACTIVE signer per tenant, for at most 5 s: a rotation elsewhere makes this key PREVIOUS,
+   * which still verifies for at least 305 s, so a briefly stale signer never yields a bad token.
+   */
+  const signers = new LRUCache<string, JwsSigner>({ max: 10_000, ttl: 5_000 });
   const publicKeys = new Map<string, KeyObject>();
 
   async function rows(tenantId: string, statuses?: KeyStatus[]): Promise<Selectable<SigningKeysTable>[]> {
@@ -232,6 +238,7 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
       }
       throw error;
     }
+    signers.delete(row.tenant_id);
     return toView(row);
   }
 
@@ -242,6 +249,41 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
       publicKeys.set(row.kid, key);
     }
     return key;
+  }
+
+  async function buildSigner(tenantId: string): Promise<JwsSigner> {
+    let row = await activeRow(tenantId);
+    if (!row) {
+      await service.ensureActive(tenantId);
+      row = await activeRow(tenantId);
+    }
+    if (!row) throw new Error(`tenant ${tenantId} has no ACTIVE signing key`);
+    const alg = row.alg as SigningAlg;
+    const kid = row.kid;
+    if (row.source === 'external') {
+      const target = {
+        signUrl: row.sign_url ?? '',
+        headers: JSON.parse(
+          secretBox.open(row.sign_headers ?? '', headersContext(tenantId, kid)).toString('utf8'),
+        ) as Record<string, string>,
+        alg,
+        publicKey: publicKeyOf(row),
+      };
+      return {
+        kid,
+        alg,
+        sign: (input) => signExternally(deps.egress, target, input, deps.externalSignerTimeoutMs),
+      };
+    }
+    let privateKey = privateKeys.get(kid);
+    if (!privateKey) {
+      privateKey = privateKeyFromPem(
+        secretBox.open(row.private_key ?? '', privateContext(tenantId, kid)).toString('utf8'),
+      );
+      privateKeys.set(kid, privateKey);
+    }
+    const key = privateKey;
+    return { kid, alg, sign: async (input) => signJwsInput(alg, key, input) };
   }
 
   const service: SigningKeyService = {
@@ -364,38 +406,11 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
     },
 
     async signer(tenantId) {
-      let row = await activeRow(tenantId);
-      if (!row) {
-        await service.ensureActive(tenantId);
-        row = await activeRow(tenantId);
-      }
-      if (!row) throw new Error(`tenant ${tenantId} has no ACTIVE signing key`);
-      const alg = row.alg as SigningAlg;
-      const kid = row.kid;
-      if (row.source === 'external') {
-        const target = {
-          signUrl: row.sign_url ?? '',
-          headers: JSON.parse(
-            secretBox.open(row.sign_headers ?? '', headersContext(tenantId, kid)).toString('utf8'),
-          ) as Record<string, string>,
-          alg,
-          publicKey: publicKeyOf(row),
-        };
-        return {
-          kid,
-          alg,
-          sign: (input) => signExternally(deps.egress, target, input, deps.externalSignerTimeoutMs),
-        };
-      }
-      let privateKey = privateKeys.get(kid);
-      if (!privateKey) {
-        privateKey = privateKeyFromPem(
-          secretBox.open(row.private_key ?? '', privateContext(tenantId, kid)).toString('utf8'),
-        );
-        privateKeys.set(kid, privateKey);
-      }
-      const key = privateKey;
-      return { kid, alg, sign: async (input) => signJwsInput(alg, key, input) };
+      const cached = signers.get(tenantId);
+      if (cached) return cached;
+      const built = await buildSigner(tenantId);
+      signers.set(tenantId, built);
+      return built;
     },
 
     async publicKey(tenantId, kid) {
