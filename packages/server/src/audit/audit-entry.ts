@@ -64,12 +64,6 @@ export function sealEntry(
   return { entry: { ...unsealed, entryHash: sha256Hex(canonical) }, canonical };
 }
 
-/** The canonical text a verifier recomputes from a full entry (as exported or embedded in a receipt). */
-export function canonicalOfEntry(entry: AuditEntry): string {
-  const { entryHash: _ignored, ...rest } = entry;
-  return canonicalJson(rest);
-}
-
 /**
  * An event about configuration or a credential's act (contract §6): no intent, the principal as
  * actor, and a fresh UUIDv7 correlation id per request.

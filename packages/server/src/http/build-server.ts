@@ -67,6 +67,15 @@ export type App = FastifyInstance<
 
 registerAjvFormats();
 
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || containsNul(inner));
+  }
+  return false;
+}
+
 /** Builds the HTTP application without listening, so tests drive it with inject() or a real port. */
 export async function buildServer(deps: ServerDeps): Promise<App> {
   const { config, storage, clock } = deps;
@@ -109,13 +118,17 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       done(null, undefined);
       return;
     }
-    // NUL cannot be stored in PostgreSQL text and has no business in an authorization request.
-    if (text.includes('\\u0000') || text.includes('\u0000')) {
-      const message = 'The request body contains a NUL character';
-      done(new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }), undefined);
-      return;
-    }
-    parseJson(request, text, done);
+    parseJson(request, text, (error, parsed) => {
+      // NUL cannot be stored in PostgreSQL text and has no business in an authorization request;
+      // refusing it here keeps both engines alike. Raw NUL is already invalid JSON, so only bodies
+      // with the escape are walked.
+      if (!error && text.includes('\\u0000') && containsNul(parsed)) {
+        const message = 'The request body contains a NUL character';
+        done(new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }), undefined);
+        return;
+      }
+      done(error, parsed);
+    });
   });
 
   // Every route must say who may call it; routes added by plugins (the docs UI) are public.

@@ -48,10 +48,6 @@ const OUTCOME: Readonly<Record<Effect, Outcome>> = {
   DENY: 'DENIED',
 };
 
-export function outcomeOf(effect: Effect): Outcome {
-  return OUTCOME[effect];
-}
-
 /**
  * The gates of contract §4.6 in order: kill_switch, rbac, structural (interpretation and the
  * catastrophic floor), authority_rules (tenant rules and threshold signals, most severe wins),
@@ -158,7 +154,7 @@ export function evaluateIntent(input: IntentEvaluationInput): IntentEvaluation {
     rationale.push(signal.rationale);
   }
   const decision = decide(matched);
-  const outcome = outcomeOf(decision.effect);
+  const outcome = OUTCOME[decision.effect];
   rationale.push(`most severe wins: ${decision.effect} (deciding rule ${decision.decidingRule.id})`);
   return {
     ...base,

@@ -24,17 +24,3 @@ export interface Tenant {
 export function isPlan(value: string): value is Plan {
   return (PLANS as readonly string[]).includes(value);
 }
-
-/** Per-minute request budget of one API key on a plan (contract section 3). */
-export function planRateLimit(tenant: Pick<Tenant, 'plan' | 'rateLimitPerMinute'>): number {
-  switch (tenant.plan) {
-    case 'free':
-      return 100;
-    case 'pro':
-      return 500;
-    case 'business':
-      return 2_000;
-    case 'enterprise':
-      return tenant.rateLimitPerMinute ?? 2_000;
-  }
-}

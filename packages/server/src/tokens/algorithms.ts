@@ -86,7 +86,3 @@ export function newKid(tenantId: string, nowMs: number): string {
 export function kidPattern(tenantId: string): RegExp {
   return new RegExp(`^${tenantId.replace(/[-]/g, '\\-')}-\\d{1,12}-[A-Z2-7]{8}$`);
 }
-
-export function base64urlJson(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-}

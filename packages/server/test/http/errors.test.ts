@@ -705,3 +705,37 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+for (const engine of ENGINES) {
+  describe(`NUL characters in bodies (${engine})`, () => {
+    test('an escaped NUL is refused alike on both engines; the literal text \\u0000 is an ordinary string', async () => {
+      const t = await createTestApp(engine);
+      try {
+        const { ownerKey } = await t.createTenant('acme');
+        const headers = {
+          authorization: `Bearer ${ownerKey.key}`,
+          'x-tenant-id': 'acme',
+          'content-type': 'application/json',
+        };
+        const nul = await t.app.inject({
+          method: 'POST',
+          url: '/keys',
+          headers,
+          payload: '{"name":"a\\u0000b","role":"agent"}',
+        });
+        assert.equal(nul.statusCode, 400, nul.body);
+        assert.equal(nul.json().error.code, 'VALIDATION_ERROR');
+        const text = await t.app.inject({
+          method: 'POST',
+          url: '/keys',
+          headers,
+          payload: '{"name":"a\\\\u0000b","role":"agent"}',
+        });
+        assert.equal(text.statusCode, 201, text.body);
+        assert.equal(text.json().name, 'a\\u0000b');
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}
