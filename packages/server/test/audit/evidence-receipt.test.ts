@@ -14,10 +14,8 @@ for (const engine of ENGINES) {
 
     before(async () => {
       t = await createTestApp(engine);
-      const acme = await t.createTenant('acme');
-      const other = await t.createTenant('other');
-      headers = { authorization: `Bearer ${acme.ownerKey.key}`, 'x-tenant-id': 'acme' };
-      otherHeaders = { authorization: `Bearer ${other.ownerKey.key}`, 'x-tenant-id': 'other' };
+      headers = await t.ownerHeaders('acme');
+      otherHeaders = await t.ownerHeaders('other');
     });
     after(async () => {
       await t.close();

@@ -11,6 +11,14 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef0123456789';
 /** A fixed master key for tests (never use a constant key outside tests). */
 export const TEST_MASTER_KEY = Buffer.alloc(32, 7);
 
+export type Headers = Record<string, string>;
+
+/** The credential headers of a tenant route. */
+export const bearer = (key: string, tenantId: string): Headers => ({
+  authorization: `Bearer ${key}`,
+  'x-tenant-id': tenantId,
+});
+
 /** A clock tests move by hand. */
 export function manualClock(
   start = Date.parse('2026-01-01T00:00:00.000Z'),
@@ -31,6 +39,10 @@ export interface TestApp {
   services: Services;
   /** Creates a tenant with an owner key directly through the service. */
   createTenant(id: string, plan?: string): Promise<CreatedTenant>;
+  /** Creates a tenant and returns its owner key's headers. */
+  ownerHeaders(tenantId: string): Promise<Headers>;
+  /** Creates a key of the role in an existing tenant and returns its headers. */
+  roleHeaders(tenantId: string, role: string): Promise<Headers>;
   close(): Promise<void>;
 }
 
@@ -64,14 +76,18 @@ export async function createTestApp(
   if (extend) await extend(app);
   await app.ready();
   const tenants = createTenantService(testStorage.storage, clock);
+  const createTenant = (id: string, plan = 'pro') =>
+    tenants.create({ id, plan, rateLimitPerMinute: plan === 'enterprise' ? 10_000 : undefined });
   return {
     app,
     storage: testStorage.storage,
     config,
     clock,
     services,
-    createTenant: (id, plan = 'pro') =>
-      tenants.create({ id, plan, rateLimitPerMinute: plan === 'enterprise' ? 10_000 : undefined }),
+    ownerHeaders: async (tenantId) => bearer((await createTenant(tenantId)).ownerKey.key, tenantId),
+    roleHeaders: async (tenantId, role) =>
+      bearer((await services.apiKeys.create(tenantId, { name: role, role }, null)).key, tenantId),
+    createTenant,
     async close() {
       await app.close();
       await testStorage.dispose();

@@ -15,10 +15,9 @@ import { TEST_MASTER_KEY, type TestApp } from './app.js';
 
 /** Shared pieces of the token and key tests (signing keys, decision tokens, consumption, external signers). */
 
-export const bearer = (key: string, tenantId: string) => ({
-  authorization: `Bearer ${key}`,
-  'x-tenant-id': tenantId,
-});
+import { bearer } from './app.js';
+
+export { bearer };
 
 export interface Envelope {
   code: string;

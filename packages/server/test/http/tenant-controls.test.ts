@@ -14,16 +14,10 @@ for (const engine of ENGINES) {
 
     before(async () => {
       t = await createTestApp(engine);
-      const acme = await t.createTenant('acme');
-      const globex = await t.createTenant('globex');
-      const bearer = (key: string, tenant = 'acme') => ({
-        authorization: `Bearer ${key}`,
-        'x-tenant-id': tenant,
-      });
-      owner = bearer(acme.ownerKey.key);
-      admin = bearer((await t.services.apiKeys.create('acme', { name: 'admin', role: 'admin' }, null)).key);
-      agent = bearer((await t.services.apiKeys.create('acme', { name: 'agent', role: 'agent' }, null)).key);
-      other = bearer(globex.ownerKey.key, 'globex');
+      owner = await t.ownerHeaders('acme');
+      other = await t.ownerHeaders('globex');
+      admin = await t.roleHeaders('acme', 'admin');
+      agent = await t.roleHeaders('acme', 'agent');
     });
     after(async () => {
       await t.close();

@@ -10,13 +10,10 @@ for (const engine of ENGINES) {
 
     before(async () => {
       t = await createTestApp(engine);
-      const acme = await t.createTenant('acme');
-      const globex = await t.createTenant('globex');
-      headers.owner = { authorization: `Bearer ${acme.ownerKey.key}`, 'x-tenant-id': 'acme' };
-      headers.other = { authorization: `Bearer ${globex.ownerKey.key}`, 'x-tenant-id': 'globex' };
+      headers.owner = await t.ownerHeaders('acme');
+      headers.other = await t.ownerHeaders('globex');
       for (const role of ['admin', 'policy_admin', 'approver', 'auditor', 'agent']) {
-        const key = await t.services.apiKeys.create('acme', { name: role, role }, null);
-        headers[role] = { authorization: `Bearer ${key.key}`, 'x-tenant-id': 'acme' };
+        headers[role] = await t.roleHeaders('acme', role);
       }
     });
     after(async () => {

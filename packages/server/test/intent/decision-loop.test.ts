@@ -28,14 +28,9 @@ for (const engine of ENGINES) {
 
     before(async () => {
       t = await createTestApp(engine);
-      const acme = await t.createTenant('acme');
-      const other = await t.createTenant('globex');
-      owner = { authorization: `Bearer ${acme.ownerKey.key}`, 'x-tenant-id': 'acme' };
-      agent = {
-        authorization: `Bearer ${(await t.services.apiKeys.create('acme', { name: 'agent', role: 'agent' }, null)).key}`,
-        'x-tenant-id': 'acme',
-      };
-      globex = { authorization: `Bearer ${other.ownerKey.key}`, 'x-tenant-id': 'globex' };
+      owner = await t.ownerHeaders('acme');
+      globex = await t.ownerHeaders('globex');
+      agent = await t.roleHeaders('acme', 'agent');
     });
     after(async () => {
       await t.close();

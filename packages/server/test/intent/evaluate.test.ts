@@ -20,17 +20,10 @@ for (const engine of ENGINES) {
 
     before(async () => {
       t = await createTestApp(engine);
-      const acme = await t.createTenant('acme');
-      await t.createTenant('globex');
-      owner = { authorization: `Bearer ${acme.ownerKey.key}`, 'x-tenant-id': 'acme' };
-      agent = {
-        authorization: `Bearer ${(await t.services.apiKeys.create('acme', { name: 'a', role: 'agent' }, null)).key}`,
-        'x-tenant-id': 'acme',
-      };
-      globexAgent = {
-        authorization: `Bearer ${(await t.services.apiKeys.create('globex', { name: 'g', role: 'agent' }, null)).key}`,
-        'x-tenant-id': 'globex',
-      };
+      owner = await t.ownerHeaders('acme');
+      await t.ownerHeaders('globex');
+      agent = await t.roleHeaders('acme', 'agent');
+      globexAgent = await t.roleHeaders('globex', 'agent');
     });
     after(async () => {
       await t.close();

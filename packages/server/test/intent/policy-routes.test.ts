@@ -12,12 +12,9 @@ for (const engine of ENGINES) {
 
     before(async () => {
       t = await createTestApp(engine);
-      const { ownerKey } = await t.createTenant('acme');
-      owner = { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'acme' };
-      const keyOf = async (role: string) =>
-        (await t.services.apiKeys.create('acme', { name: role, role }, null)).key;
-      auditor = { authorization: `Bearer ${await keyOf('auditor')}`, 'x-tenant-id': 'acme' };
-      agent = { authorization: `Bearer ${await keyOf('agent')}`, 'x-tenant-id': 'acme' };
+      owner = await t.ownerHeaders('acme');
+      auditor = await t.roleHeaders('acme', 'auditor');
+      agent = await t.roleHeaders('acme', 'agent');
     });
     after(async () => {
       await t.close();
