@@ -2,16 +2,15 @@ import { v7 as uuidv7 } from 'uuid';
 import { principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
-import { AppError } from '../errors/app-error.js';
 import { packIdOfRule } from '../policy/packs.js';
 import { SEVERITY } from '../policy/rule.js';
 import type { Storage } from '../storage/database.js';
-import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import type { Principal } from '../tenancy/principal.js';
 import type { TenantControls } from '../tenancy/tenant-controls.js';
 import type { TenantService } from '../tenancy/tenant-service.js';
 import type { TenantSecrets } from '../tokens/tenant-secrets.js';
 import { loadDecisionContext } from './decision-context.js';
+import { loopFailed } from './decision-loop.js';
 import { evaluateIntent, type IntentEvaluation } from './evaluate-intent.js';
 import type { IntentRequest } from './intent-request.js';
 import {
@@ -77,10 +76,7 @@ export function createAuthorityEvaluate(deps: {
           if (SEVERITY[second.effect] > SEVERITY[evaluation.effect]) evaluation = second;
         }
       } catch (error) {
-        if (isDatabaseUnavailable(error)) throw error;
-        const failed = new AppError('AUTHORITY_LOOP_FAILED');
-        failed.cause = error;
-        throw failed;
+        throw loopFailed(error);
       }
       const now = clock();
       const evaluationId = uuidv7();

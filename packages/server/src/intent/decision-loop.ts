@@ -50,7 +50,8 @@ export function argsPreview(args: unknown): string | null {
   return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT - 1)}…` : text;
 }
 
-function loopFailed(cause: unknown): AppError {
+/** A failure inside the authority loop: 503 when the database is gone, else 500 AUTHORITY_LOOP_FAILED. */
+export function loopFailed(cause: unknown): AppError {
   if (isDatabaseUnavailable(cause)) return new AppError('SERVICE_UNAVAILABLE');
   const error = new AppError('AUTHORITY_LOOP_FAILED');
   error.cause = cause;
