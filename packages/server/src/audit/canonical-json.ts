@@ -1,9 +1,60 @@
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+
+/** In a `u` regular expression a surrogate pair reads as one code point, so only lone halves match. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function encodeString(value: string): string {
+  if (LONE_SURROGATE.test(value))
+    throw new Error('a string with a lone surrogate has no canonical JSON form');
+  return JSON.stringify(value);
+}
+
+/** Canonical text of a value, or undefined for what JSON omits (undefined, functions, symbols). */
+function encode(value: unknown, open: Set<object>): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return encodeString(value);
+    case 'number':
+      // ECMAScript's Number-to-String is the serialization RFC 8785 prescribes (-0 becomes 0).
+      if (!Number.isFinite(value)) throw new Error(`${value} has no canonical JSON form`);
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      throw new Error('a bigint has no canonical JSON form');
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (value === null) return 'null';
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return encode(toJSON.call(value), open);
+  if (open.has(value)) throw new Error('a circular structure has no canonical JSON form');
+  open.add(value);
+  let text: string;
+  if (Array.isArray(value)) {
+    const items: string[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) items[i] = encode(value[i], open) ?? 'null';
+    text = `[${items.join(',')}]`;
+  } else {
+    const record = value as Record<string, unknown>;
+    // Default sort order is by UTF-16 code units, which is the order RFC 8785 requires.
+    const keys = Object.keys(record).sort();
+    const members: string[] = [];
+    for (const key of keys) {
+      const member = encode(record[key], open);
+      if (member !== undefined) members.push(`${encodeString(key)}:${member}`);
+    }
+    text = `{${members.join(',')}}`;
+  }
+  open.delete(value);
+  return text;
+}
 
 /** RFC 8785 (JCS) canonical text of a JSON value. Throws for values JSON cannot represent. */
 export function canonicalJson(value: unknown): string {
-  const text = canonicalize(value);
+  const text = encode(value, new Set());
   if (text === undefined) throw new Error('value has no canonical JSON form');
   return text;
 }
