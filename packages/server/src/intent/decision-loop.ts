@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
@@ -5,6 +6,8 @@ import { canonicalJson, sha256Hex } from '../audit/canonical-json.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
+import { createGroupCommit } from '../storage/group-commit.js';
+import type { Database } from '../storage/schema.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import type { Principal } from '../tenancy/principal.js';
 import type { TenantControls } from '../tenancy/tenant-controls.js';
@@ -15,7 +18,7 @@ import { loadDecisionContext } from './decision-context.js';
 import { evaluateIntent, type IntentEvaluation } from './evaluate-intent.js';
 import type { Idempotency } from './idempotency.js';
 import { requestHash } from './idempotency.js';
-import { type ApprovalState, intentRepository } from './intent-repository.js';
+import { type ApprovalState, type IntentRecord, intentRepository } from './intent-repository.js';
 import type { IntentRequest } from './intent-request.js';
 import { isInterpretable } from './interpret.js';
 import type { PolicyStore } from './policy-store.js';
@@ -59,6 +62,17 @@ export function loopFailed(cause: unknown): AppError {
 }
 
 const STATUS_CODE = { APPROVED: 200, ESCALATED: 202, DENIED: 403 } as const;
+/** Decisions per group commit: 64 intents of 18 columns stay far below SQLite's parameter limit. */
+const MAX_BATCH = 64;
+
+/** A decided intent waiting for its commit. */
+interface PendingDecision {
+  intent: IntentRecord;
+  events: AuditEvent[];
+  idempotencyKey: string | undefined;
+  statusCode: number;
+  response: Omit<IntentResponse, 'audit'>;
+}
 
 /**
  * `POST /intent` (contract §4.6): load the tenant's controls and policy, run the gates, sign a
@@ -76,6 +90,65 @@ export function createDecisionLoop(deps: {
   idempotency: Idempotency;
 }) {
   const { storage, clock } = deps;
+
+  /**
+   * Writes a batch of decisions in one transaction: the intents, each tenant's audit entries
+   * appended under one head lock, and the idempotency records, so that concurrent decisions share a
+   * commit. The response of each decision names its own entries and latest hash.
+   */
+  async function commitDecisions(
+    trx: Kysely<Database>,
+    items: readonly PendingDecision[],
+  ): Promise<IntentResponse[]> {
+    const now = clock();
+    await intentRepository.insert(
+      trx,
+      items.map((item) => item.intent),
+    );
+    const byTenant = new Map<string, number[]>();
+    items.forEach((item, index) => {
+      const indexes = byTenant.get(item.intent.tenantId);
+      if (indexes) indexes.push(index);
+      else byTenant.set(item.intent.tenantId, [index]);
+    });
+    const responses: IntentResponse[] = new Array(items.length);
+    for (const [tenantId, indexes] of byTenant) {
+      const appended = await appendAudit(
+        trx,
+        storage.dialect,
+        tenantId,
+        indexes.flatMap((index) => (items[index] as PendingDecision).events),
+        now,
+      );
+      let offset = 0;
+      for (const index of indexes) {
+        const item = items[index] as PendingDecision;
+        offset += item.events.length;
+        const latest = appended.entries[offset - 1];
+        if (!latest) throw new Error('audit append returned fewer entries than it was given');
+        responses[index] = {
+          ...item.response,
+          audit: { entriesWritten: item.events.length, latestHash: latest.entryHash },
+        };
+      }
+    }
+    for (const [index, item] of items.entries()) {
+      if (item.idempotencyKey === undefined) continue;
+      await deps.idempotency.complete(
+        trx,
+        item.intent.tenantId,
+        INTENT_IDEMPOTENCY_SCOPE,
+        item.idempotencyKey,
+        {
+          statusCode: item.statusCode,
+          body: responses[index],
+        },
+      );
+    }
+    return responses;
+  }
+
+  const commits = createGroupCommit({ storage, maxBatch: MAX_BATCH, apply: commitDecisions });
 
   async function evaluate(
     tenantId: string,
@@ -216,8 +289,8 @@ export function createDecisionLoop(deps: {
     }
 
     const statusCode = STATUS_CODE[evaluation.outcome];
-    const body = await storage.writeTransaction(async (trx) => {
-      await intentRepository.insert(trx, {
+    const body = await commits.submit({
+      intent: {
         tenantId,
         id: intentId,
         correlationId,
@@ -236,24 +309,18 @@ export function createDecisionLoop(deps: {
         approval: approval ?? null,
         createdAt: now,
         updatedAt: now,
-      });
-      const appended = await appendAudit(trx, storage.dialect, tenantId, events, now);
-      const response: IntentResponse = {
+      },
+      events,
+      idempotencyKey,
+      statusCode,
+      response: {
         intentId,
         correlationId,
         authorityDecision,
-        audit: { entriesWritten: appended.entries.length, latestHash: appended.latestHash },
         execution,
         ...(minted ? { authorityDecisionToken: minted.token } : {}),
         ...(escalationId && approval ? { escalationId, approval } : {}),
-      };
-      if (idempotencyKey) {
-        await deps.idempotency.complete(trx, tenantId, INTENT_IDEMPOTENCY_SCOPE, idempotencyKey, {
-          statusCode,
-          body: response,
-        });
-      }
-      return response;
+      },
     });
     return { statusCode, body };
   }

@@ -67,29 +67,33 @@ export interface IntentQuery {
 }
 
 export const intentRepository = {
-  async insert(trx: Kysely<Database>, intent: IntentRecord): Promise<void> {
+  /** Inserts intents in one statement (a batch of the decision loop's group commit). */
+  async insert(trx: Kysely<Database>, intents: readonly IntentRecord[]): Promise<void> {
+    if (intents.length === 0) return;
     await trx
       .insertInto('intents')
-      .values({
-        tenant_id: intent.tenantId,
-        id: intent.id,
-        correlation_id: intent.correlationId,
-        principal_id: intent.principalId,
-        actor_id: intent.actorId,
-        target_system: intent.targetSystem,
-        status: intent.status,
-        decision: intent.decision,
-        review_state: intent.reviewState,
-        request: JSON.stringify(intent.request),
-        authority_decision: JSON.stringify(intent.authorityDecision),
-        hypotheses: JSON.stringify(intent.hypotheses),
-        execution: JSON.stringify(intent.execution),
-        token: intent.token,
-        escalation_id: intent.escalationId,
-        approval: intent.approval === null ? null : JSON.stringify(intent.approval),
-        created_at: intent.createdAt,
-        updated_at: intent.updatedAt,
-      })
+      .values(
+        intents.map((intent) => ({
+          tenant_id: intent.tenantId,
+          id: intent.id,
+          correlation_id: intent.correlationId,
+          principal_id: intent.principalId,
+          actor_id: intent.actorId,
+          target_system: intent.targetSystem,
+          status: intent.status,
+          decision: intent.decision,
+          review_state: intent.reviewState,
+          request: JSON.stringify(intent.request),
+          authority_decision: JSON.stringify(intent.authorityDecision),
+          hypotheses: JSON.stringify(intent.hypotheses),
+          execution: JSON.stringify(intent.execution),
+          token: intent.token,
+          escalation_id: intent.escalationId,
+          approval: intent.approval === null ? null : JSON.stringify(intent.approval),
+          created_at: intent.createdAt,
+          updated_at: intent.updatedAt,
+        })),
+      )
       .execute();
   },
 

@@ -36,26 +36,28 @@ export async function recordIntent(
         ).token
       : null;
   await storage.writeTransaction(async (trx) => {
-    await intentRepository.insert(trx, {
-      tenantId: input.tenantId,
-      id: intentId,
-      correlationId,
-      principalId: 'test-principal',
-      actorId: 'agent-7',
-      targetSystem,
-      status: input.decision,
-      decision: input.decision,
-      reviewState: input.pending ? 'PENDING' : 'DECIDED',
-      request: { targetSystem, proposedAction: 'merge pull request 42' },
-      authorityDecision: { decision: input.decision },
-      hypotheses: [],
-      execution: { attempted: false, status: 'skipped' },
-      token,
-      escalationId: null,
-      approval: null,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await intentRepository.insert(trx, [
+      {
+        tenantId: input.tenantId,
+        id: intentId,
+        correlationId,
+        principalId: 'test-principal',
+        actorId: 'agent-7',
+        targetSystem,
+        status: input.decision,
+        decision: input.decision,
+        reviewState: input.pending ? 'PENDING' : 'DECIDED',
+        request: { targetSystem, proposedAction: 'merge pull request 42' },
+        authorityDecision: { decision: input.decision },
+        hypotheses: [],
+        execution: { attempted: false, status: 'skipped' },
+        token,
+        escalationId: null,
+        approval: null,
+        createdAt: now,
+        updatedAt: now,
+      },
+    ]);
     const base = { correlationId, intentId, actorId: 'agent-7', actorType: 'service' };
     await appendAudit(
       trx,

@@ -1,0 +1,79 @@
+import type { Kysely } from 'kysely';
+import type { Storage } from './database.js';
+import type { Database } from './schema.js';
+import { isDatabaseUnavailable } from './unavailable.js';
+
+interface Pending<I, R> {
+  item: I;
+  resolve: (result: R) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface GroupCommit<I, R> {
+  /** Resolves once the item is committed; rejects when its transaction failed. */
+  submit(item: I): Promise<R>;
+}
+
+/**
+ * Group commit: items submitted while a transaction is being written wait for the next one and
+ * commit together, so N concurrent decisions cost one transaction (one `BEGIN IMMEDIATE` on SQLite,
+ * one round trip per statement on PostgreSQL) instead of N. `apply` receives the batch in
+ * submission order and returns one result per item.
+ *
+ * Nothing is acknowledged before its transaction commits. A batch that fails while the database is
+ * unavailable fails every item in it; a batch that fails for any other reason is retried item by
+ * item, so one unstorable item cannot take its neighbours down with it.
+ */
+export function createGroupCommit<I, R>(options: {
+  storage: Storage;
+  maxBatch: number;
+  apply: (trx: Kysely<Database>, items: readonly I[]) => Promise<R[]>;
+}): GroupCommit<I, R> {
+  const { storage, maxBatch, apply } = options;
+  let queue: Pending<I, R>[] = [];
+  let flushing = false;
+
+  async function commit(batch: Pending<I, R>[]): Promise<void> {
+    try {
+      const results = await storage.writeTransaction((trx) =>
+        apply(
+          trx,
+          batch.map((p) => p.item),
+        ),
+      );
+      batch.forEach((pending, index) => {
+        pending.resolve(results[index] as R);
+      });
+    } catch (error) {
+      if (batch.length === 1 || isDatabaseUnavailable(error)) {
+        for (const pending of batch) pending.reject(error);
+        return;
+      }
+      for (const pending of batch) await commit([pending]);
+    }
+  }
+
+  async function flush(): Promise<void> {
+    flushing = true;
+    try {
+      while (queue.length > 0) {
+        const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+        queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+        await commit(batch);
+      }
+    } finally {
+      flushing = false;
+    }
+  }
+
+  return {
+    submit(item) {
+      return new Promise<R>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        // The first item waits one turn of the event loop so that requests already read join it;
+        // while a batch is being written, the flush loop picks new items up by itself.
+        if (!flushing && queue.length === 1) setImmediate(() => void flush());
+      });
+    },
+  };
+}

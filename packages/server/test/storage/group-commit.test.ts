@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createGroupCommit } from '../../src/storage/group-commit.js';
+import { createTestStorage, ENGINES, type TestStorage } from '../helpers/storage.js';
+
+for (const engine of ENGINES) {
+  describe(`group commit (${engine})`, () => {
+    let t: TestStorage;
+    let transactions = 0;
+
+    before(async () => {
+      t = await createTestStorage(engine);
+      await t.storage.db
+        .insertInto('tenants')
+        .values({
+          id: 'acme',
+          name: 'acme',
+          plan: 'pro',
+          rate_limit_per_minute: null,
+          kill_switch_enabled: 0,
+          kill_switch_reason: null,
+          kill_switch_changed_by: null,
+          kill_switch_changed_at: null,
+          ip_allowlist: '[]',
+          created_at: 0,
+          updated_at: 0,
+        })
+        .execute();
+    });
+    after(async () => {
+      await t.dispose();
+    });
+
+    /** Each item inserts an actor row; an item named "poison" writes a row twice and fails. */
+    const commits = () =>
+      createGroupCommit<string, string>({
+        storage: t.storage,
+        maxBatch: 8,
+        async apply(trx, items) {
+          transactions += 1;
+          for (const item of items) {
+            const row = {
+              tenant_id: 'acme',
+              actor_id: item,
+              status: 'active',
+              reason: null,
+              updated_at: 0,
+              updated_by: 'test',
+            };
+            await trx.insertInto('authority_actors').values(row).execute();
+            if (item.startsWith('poison')) await trx.insertInto('authority_actors').values(row).execute();
+          }
+          return items.map((item) => `${item}:committed`);
+        },
+      });
+
+    const stored = async (prefix: string) =>
+      (
+        await t.storage.db
+          .selectFrom('authority_actors')
+          .select('actor_id')
+          .where('actor_id', 'like', `${prefix}%`)
+          .execute()
+      )
+        .map((row) => row.actor_id)
+        .sort();
+
+    it('commits items submitted together in batches of at most maxBatch, each answered with its own result', async () => {
+      const group = commits();
+      transactions = 0;
+      const names = Array.from({ length: 20 }, (_, i) => `a-${String(i).padStart(2, '0')}`);
+      const results = await Promise.all(names.map((name) => group.submit(name)));
+      assert.deepEqual(
+        results,
+        names.map((name) => `${name}:committed`),
+      );
+      assert.equal(transactions, 3, 'twenty concurrent items in batches of 8, 8 and 4');
+      assert.deepEqual(await stored('a-'), names);
+    });
+
+    it('retries a failed batch item by item: the poisoned item fails alone, nothing of it is stored', async () => {
+      const group = commits();
+      const outcomes = await Promise.allSettled(
+        ['b-1', 'poison-b', 'b-2', 'b-3'].map((name) => group.submit(name)),
+      );
+      assert.deepEqual(
+        outcomes.map((outcome) => outcome.status),
+        ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+      );
+      assert.deepEqual(await stored('b-'), ['b-1', 'b-2', 'b-3']);
+      assert.deepEqual(await stored('poison-b'), []);
+    });
+
+    it('fails every item of the batch when the database is gone, and acknowledges none', async () => {
+      const lost = await createTestStorage(engine);
+      await lost.storage.close();
+      const group = createGroupCommit<string, string>({
+        storage: lost.storage,
+        maxBatch: 8,
+        apply: async (_trx, items) => items.map((item) => item),
+      });
+      const outcomes = await Promise.allSettled(['c-1', 'c-2', 'c-3'].map((name) => group.submit(name)));
+      assert.deepEqual(
+        outcomes.map((outcome) => outcome.status),
+        ['rejected', 'rejected', 'rejected'],
+      );
+      await lost.dispose();
+    });
+  });
+}
