@@ -11,12 +11,26 @@ export {
   type VerifyChainExportOptions,
   verifyChainExport,
 } from './chain-export.js';
+export { EdgeServiceError } from './edge-http.js';
+export { EDGE_VERIFICATION_REASONS, type EdgeVerificationReason } from './edge-reasons.js';
+export type { EdgeReportFlush } from './edge-reporter.js';
+export {
+  type EdgeSyncResult,
+  type EdgeTokenAccepted,
+  type EdgeTokenRejected,
+  type EdgeVerification,
+  EdgeVerifier,
+  type EdgeVerifierStatus,
+  type EdgeVerifyOptions,
+} from './edge-verifier.js';
+export { type EdgeVerifierOptions, MAX_REPORT_BATCH_SIZE } from './edge-verifier-options.js';
 export { KeySourceError, NonceStoreError } from './errors.js';
 export {
   type JwksDocument,
   type KeySource,
   type PinnedKeys,
   type RemoteJwksOptions,
+  type RemoteKeySource,
   remoteJwks,
   staticJwks,
 } from './jwks.js';
@@ -30,6 +44,17 @@ export {
   RemoteNonceStore,
   type RemoteNonceStoreOptions,
 } from './nonce-store.js';
+export {
+  EDGE_VERIFIER_AUDIENCE,
+  MAX_PHYSICAL_TOKEN_LIFETIME_MS,
+  PHYSICAL_TOKEN_VERSION,
+  type PhysicalServiceClaims,
+  type PhysicalTokenClaims,
+  REAL_TIME_TIERS,
+  type RealTimeTier,
+  SAFE_DEFAULTS,
+  type SafeDefault,
+} from './physical-token-claims.js';
 export {
   CHAIN_EXPORT_REASONS,
   type ChainExportReason,
@@ -52,6 +77,8 @@ export {
   type VerifyReceiptOptions,
   verifyReceipt,
 } from './receipt.js';
+export type { VerificationReport } from './report-queue.js';
+export { REVOCATIONS_PAGE_LIMIT, type Revocation } from './revocation-list.js';
 export {
   AUTHORITY_ISSUER,
   type AuthorityTokenClaims,
@@ -65,3 +92,13 @@ export {
   type VerifyAuthorityTokenOptions,
   verifyAuthorityToken,
 } from './verify.js';
+export {
+  type VerifyWebhookOptions,
+  verifyWebhookSignature,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TOLERANCE_SECONDS,
+  WEBHOOK_VERIFICATION_REASONS,
+  type WebhookPayload,
+  type WebhookVerification,
+  type WebhookVerificationReason,
+} from './webhook.js';

@@ -103,6 +103,23 @@ function pinnedKeyMap(jwks: JwksDocument, caller: string, mergeIdentical: boolea
   return byKid;
 }
 
+/** The key source {@link remoteJwks} returns: a {@link KeySource} that can also be loaded ahead of use. */
+export interface RemoteKeySource extends KeySource {
+  /**
+   * Makes sure a key set is cached, so later lookups can answer without the network: fetches the
+   * set when none is loaded yet or the cached one is older than `maxAgeMs` (same rate limit and
+   * shared in-flight fetch as lookups). Resolves when a set is cached, even if the refresh of an
+   * older cached set failed; rejects with {@link KeySourceError} when no set is cached.
+   *
+   * @example
+   * ```ts
+   * const jwks = remoteJwks('https://authority.example.com/.well-known/jwks.json');
+   * await jwks.ensureLoaded(); // before going offline
+   * ```
+   */
+  ensureLoaded(): Promise<void>;
+}
+
 /** Options of {@link remoteJwks}. */
 export interface RemoteJwksOptions {
   /** The fetch implementation; defaults to the global `fetch`. */
@@ -152,7 +169,7 @@ export interface RemoteJwksOptions {
  * });
  * ```
  */
-export function remoteJwks(url: string | URL, options: RemoteJwksOptions = {}): KeySource {
+export function remoteJwks(url: string | URL, options: RemoteJwksOptions = {}): RemoteKeySource {
   const target = new URL(url); // throws TypeError on a malformed URL: programmer misuse
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const clock = options.clock ?? Date.now;
@@ -199,15 +216,23 @@ export function remoteJwks(url: string | URL, options: RemoteJwksOptions = {}): 
     return inFlight;
   }
 
+  /** The cached set, fetched first when missing or too old; throws when none is cached. */
+  async function loaded(now: number): Promise<Map<string, JWK>> {
+    if (keys === undefined || now - loadedAt >= maxAge) await refresh(now);
+    if (keys === undefined) {
+      throw new KeySourceError(`no JWKS loaded from ${target.href}`, { cause: lastError });
+    }
+    return keys;
+  }
+
   return {
+    async ensureLoaded() {
+      await loaded(clock());
+    },
     async getKey(kid) {
       const now = clock();
-      if (keys === undefined || now - loadedAt >= maxAge) await refresh(now);
-      if (keys === undefined) {
-        throw new KeySourceError(`no JWKS loaded from ${target.href}`, { cause: lastError });
-      }
-      if (!keys.has(kid)) await refresh(now);
-      return keys.get(kid);
+      if (!(await loaded(now)).has(kid)) await refresh(now);
+      return keys?.get(kid);
     },
   };
 }

@@ -1,0 +1,73 @@
+/** One verification report, as `POST /v1/physical/verifications` takes it in `reports`. */
+export interface VerificationReport {
+  /** The verified token's `jti`. */
+  jti: string;
+  edgeNodeId: string;
+  result: 'accepted' | 'rejected';
+  /** The edge verifier's reason, present when `result` is `rejected`. */
+  reason?: string;
+  /** When the edge verified the token, ms since the epoch (edge clock). */
+  atMs: number;
+}
+
+/**
+ * @internal
+ * A bounded FIFO of reports waiting to be sent. When full, the oldest report is dropped to make
+ * room (and counted): recent verifications matter more than old ones, and an outage must never
+ * grow memory without limit. A batch that could not be delivered goes back to the front, so the
+ * order of delivery stays the order of verification.
+ *
+ * @example
+ * ```ts
+ * const queue = new ReportQueue(2);
+ * queue.push(a); queue.push(b); queue.push(c); // a is dropped
+ * queue.dropped; // 1
+ * const batch = queue.take(10); // [b, c]
+ * queue.putBack(batch); // delivery failed: b, c are first again
+ * ```
+ */
+export class ReportQueue {
+  #items: VerificationReport[] = [];
+  #dropped = 0;
+
+  constructor(readonly capacity: number) {
+    if (!Number.isSafeInteger(capacity) || capacity < 1) {
+      throw new TypeError('ReportQueue: capacity must be a positive integer');
+    }
+  }
+
+  /** Reports waiting. */
+  get length(): number {
+    return this.#items.length;
+  }
+
+  /** Reports dropped so far because the queue was full. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Appends a report, dropping the oldest one when the queue is full. */
+  push(report: VerificationReport): void {
+    if (this.#items.length >= this.capacity) this.#discardOldest(this.#items.length - this.capacity + 1);
+    this.#items.push(report);
+  }
+
+  /** Removes and returns up to `max` of the oldest reports. */
+  take(max: number): VerificationReport[] {
+    return this.#items.splice(0, max);
+  }
+
+  /**
+   * Returns an undelivered batch to the front. Reports that no longer fit (newer ones arrived in
+   * the meantime) are dropped oldest first and counted.
+   */
+  putBack(batch: readonly VerificationReport[]): void {
+    this.#items = [...batch, ...this.#items];
+    if (this.#items.length > this.capacity) this.#discardOldest(this.#items.length - this.capacity);
+  }
+
+  #discardOldest(count: number): void {
+    this.#items.splice(0, count);
+    this.#dropped += count;
+  }
+}
