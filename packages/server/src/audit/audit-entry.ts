@@ -69,7 +69,7 @@ export function sealEntry(
  * actor, and a fresh UUIDv7 correlation id per request.
  */
 export function principalEvent(
-  principal: { id: string; type: 'api_key' },
+  principal: { id: string; type: 'api_key' | 'portal_user' },
   eventType: string,
   payload: unknown,
   intentId: string | null = null,

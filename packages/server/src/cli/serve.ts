@@ -19,7 +19,14 @@ export async function serve(flags: GlobalFlags): Promise<void> {
   await storage.migrate();
 
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    ? new Redis(config.redisUrl, {
+        lazyConnect: false,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        // Rate-limit counters are on every request's path: a Redis that hangs must not hang requests
+        // (the limiter then counts in process until Redis answers again).
+        commandTimeout: 1_000,
+      })
     : undefined;
   redis?.on('error', () => {});
 

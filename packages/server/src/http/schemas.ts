@@ -69,7 +69,11 @@ export const tenantErrors = {
   503: ErrorResponse,
 };
 
-export const tenantSecurity: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }];
+export const tenantSecurity: Array<Record<string, string[]>> = [
+  { bearer: [] },
+  { apiKey: [] },
+  { portalSession: [] },
+];
 
 /** Claims of an Authority Decision Token (intent document, contract §5). */
 export const DecisionTokenClaimsSchema = Type.Object({

@@ -5,7 +5,7 @@ import type { Storage } from '../storage/database.js';
 import { type ApiKeyRecord, apiKeyRepository } from './api-key-repository.js';
 import { hashApiKey, hasKnownPrefix } from './api-key-secret.js';
 import { effectivePermissions } from './permissions.js';
-import type { Principal } from './principal.js';
+import type { ApiKeyPrincipal } from './principal.js';
 
 /** Contract section 2: key look-ups may be cached for at most 5 s. */
 const CACHE_TTL_MS = 5_000;
@@ -14,7 +14,7 @@ const LAST_USED_INTERVAL_MS = 60_000;
 
 export interface Authenticator {
   /** Resolves a presented API key to its principal or throws 401 (INVALID_API_KEY or UNAUTHORIZED). */
-  authenticate(presentedKey: string): Promise<Principal>;
+  authenticate(presentedKey: string): Promise<ApiKeyPrincipal>;
   /** Drops a key from the cache at once (called when this process revokes it). */
   forget(keyHash: string): void;
 }

@@ -96,6 +96,15 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   edge: ['physical:revocations:read', 'physical:audit:report', 'intent:token:consume'],
 };
 
+/** Roles that need a verified second factor in a portal session (contract section 2). */
+export const PRIVILEGED_ROLES: readonly Role[] = [
+  'owner',
+  'admin',
+  'policy_admin',
+  'senior_approver',
+  'approver',
+];
+
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }

@@ -62,7 +62,12 @@ export interface TenantService {
   bootstrapDemo(): Promise<CreatedTenant | undefined>;
 }
 
-export function createTenantService(storage: Storage, clock: Clock): TenantService {
+/** `onChanged` hears of plan changes made here (the access-settings cache drops the tenant). */
+export function createTenantService(
+  storage: Storage,
+  clock: Clock,
+  onChanged: (tenantId: string) => void = () => {},
+): TenantService {
   async function insertWithOwner(request: TenantRequest, bootstrapName?: string): Promise<CreatedTenant> {
     const issues: ValidationIssue[] = [];
     if (!TENANT_ID_PATTERN.test(request.id)) {
@@ -114,6 +119,7 @@ export function createTenantService(storage: Storage, clock: Clock): TenantServi
         clock(),
       );
       if (!updated) throw new AppError('NOT_FOUND', 'No such tenant');
+      onChanged(id);
       return updated;
     },
 

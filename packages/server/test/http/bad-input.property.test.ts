@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { PERMISSIONS, ROLES } from '../../src/tenancy/permissions.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
-import { ADMIN_TOKEN, createTestApp, type TestApp } from '../helpers/app.js';
+import { portalLogin } from '../access/portal-helpers.js';
+import { ADMIN_TOKEN, createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/storage.js';
 
 /**
@@ -255,6 +256,105 @@ for (const engine of ENGINES) {
           examples: [['{"__proto__":{"x":1}}'], ['{"constructor":{"prototype":{}}}'], ['\ufeff{}'], ['null']],
         },
       );
+    });
+
+    /**
+     * The main body routes with any JSON value (contract section 12): never 5xx; a 4xx carries the
+     * envelope and leaves no decision and no audit entry (failed logins are audited by design). The
+     * few bodies a route accepts (thresholds take a partial record, so `{}` is valid) may answer 2xx.
+     */
+    describe('main body routes with any JSON value', () => {
+      let session: Headers;
+      before(async () => {
+        session = (await portalLogin(t, 'acme', 'owner')).headers;
+      });
+
+      const owner = () => ({ authorization: `Bearer ${acme.ownerKey.key}`, 'x-tenant-id': 'acme' });
+      const ROUTES: Array<{
+        method: 'POST' | 'PUT';
+        url: string;
+        headers: () => Headers;
+        acceptsSome?: true;
+      }> = [
+        { method: 'POST', url: '/intent', headers: owner },
+        { method: 'POST', url: '/authority/evaluate', headers: owner },
+        { method: 'POST', url: '/authority/tokens/consume', headers: owner },
+        { method: 'POST', url: '/authority/permission-tokens/verify', headers: owner },
+        { method: 'POST', url: '/authority/approval', headers: owner },
+        { method: 'PUT', url: '/authority/thresholds/acme', headers: owner, acceptsSome: true },
+        { method: 'POST', url: '/authority/policy', headers: owner },
+        { method: 'POST', url: '/policy-packs/install', headers: owner },
+        { method: 'PUT', url: '/authority/kill-switch/acme', headers: owner },
+        { method: 'PUT', url: '/authority/floor/acme', headers: owner },
+        { method: 'PUT', url: '/authority/actors/robot-1', headers: owner },
+        { method: 'POST', url: '/audit/acknowledge-break', headers: owner },
+        { method: 'PUT', url: '/tenant/ip-allowlist', headers: owner },
+        { method: 'POST', url: '/portal/login', headers: () => ({}) },
+        { method: 'POST', url: '/portal/mfa', headers: () => session },
+      ];
+
+      async function sideEffects(): Promise<{ intents: number; audit: number }> {
+        const intents = await t.storage.db
+          .selectFrom('intents')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
+        const audit = await t.storage.db
+          .selectFrom('audit_entries')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('event_type', '!=', 'portal.login.failed')
+          .executeTakeFirstOrThrow();
+        return { intents: Number(intents.n), audit: Number(audit.n) };
+      }
+
+      let address = 0;
+      for (const route of ROUTES) {
+        test(`${route.method} ${route.url}`, async () => {
+          await fc.assert(
+            fc.asyncProperty(fc.jsonValue(), async (value) => {
+              const payload = JSON.stringify(value);
+              const before = await sideEffects();
+              address += 1;
+              const res = await t.app.inject({
+                method: route.method,
+                url: route.url,
+                headers: { ...route.headers(), 'content-type': 'application/json' },
+                // A fresh address per attempt keeps the login limit (10 a minute) out of the way.
+                remoteAddress: `10.${(address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`,
+                payload,
+              });
+              const context = `${payload.slice(0, 200)} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
+              assert.ok(res.statusCode < 500, context);
+              if (res.statusCode < 400) {
+                assert.ok(route.acceptsSome, context);
+                return;
+              }
+              assertAnswer(res, value);
+              assert.deepEqual(await sideEffects(), before, context);
+            }),
+            { ...PARAMS, numRuns: 100 },
+          );
+        });
+      }
+    });
+
+    test('integers beyond the 32-bit range of stored indexes and versions answer 400, never 500', async () => {
+      const headers = { authorization: `Bearer ${acme.ownerKey.key}`, 'x-tenant-id': 'acme' };
+      const big = 10_000_000_000;
+      for (const [method, url, payload] of [
+        ['GET', `/audit/acme/export?toIndex=${big}`, undefined],
+        ['GET', `/audit/acme/export?fromIndex=${big}`, undefined],
+        ['GET', `/audit/acme/checkpoints?to=${big}`, undefined],
+        ['POST', '/audit/verify-chain', { to: big }],
+        ['POST', '/audit/acknowledge-break', { brokenAt: big, note: 'x' }],
+        ['POST', `/authority/policy/versions/${big}/activate`, undefined],
+      ] as const) {
+        const res = await t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+        assert.equal(res.statusCode, 400, `${method} ${url}: ${res.body}`);
+        assertAnswer(res, url);
+      }
+      // Without an upper bound the export reads the whole chain (PostgreSQL once answered 500 here).
+      const whole = await t.app.inject({ method: 'GET', url: '/audit/acme/export', headers });
+      assert.equal(whole.statusCode, 200, whole.body);
     });
 
     test('any x-api-key and x-tenant-id headers: 4xx with the envelope', async () => {

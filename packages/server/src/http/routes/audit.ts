@@ -7,7 +7,8 @@ import { principalOf } from '../principal.js';
 import { IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
 
 const TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 63 }) });
-const Index = Type.Integer({ minimum: 0 });
+/** Chain indexes are 32-bit integers in storage; a larger bound is refused here rather than by PostgreSQL. */
+const Index = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
 
 const CheckpointSchema = Type.Object({
   tenantId: Type.String(),

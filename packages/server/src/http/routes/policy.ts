@@ -96,7 +96,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         tags: ['policy'],
         summary: 'Activate a stored policy version',
         security: tenantSecurity,
-        params: Type.Object({ version: Type.Integer({ minimum: 1 }) }),
+        params: Type.Object({ version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }),
         response: { 200: PolicyVersionSchema, ...errors },
       },
     },
