@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
 import type { Principal } from '../tenancy/principal.js';
+import { enqueueEvent } from '../webhooks/outbox.js';
 import type { AuditEntry } from './audit-entry.js';
 import { principalEvent } from './audit-entry.js';
 import { appendAudit, entryFromRow } from './audit-log.js';
@@ -101,7 +102,8 @@ export function createAuditService(deps: {
     exportStream(tenantId: string, range: { fromIndex?: number; toIndex?: number }): Readable {
       async function* lines(): AsyncGenerator<string> {
         let cursor = range.fromIndex ?? 0;
-        const last = range.toIndex ?? Number.MAX_SAFE_INTEGER;
+        // The index column is a 32-bit integer on PostgreSQL: a larger bound would not even bind.
+        const last = range.toIndex ?? 2_147_483_647;
         for (;;) {
           const rows = await db
             .selectFrom('audit_entries')
@@ -139,21 +141,28 @@ export function createAuditService(deps: {
     ): Promise<ChainVerification & { newBreak: boolean }> {
       const result = await verifyStoredChain(storage, clock, tenantId, deps.publicKeys(tenantId), range);
       let newBreak = false;
-      if (!result.valid && result.brokenAt !== undefined && result.reason !== undefined) {
-        const inserted = await db
-          .insertInto('chain_breaks')
-          .values({
-            tenant_id: tenantId,
-            broken_at: result.brokenAt,
-            reason: result.reason,
-            detected_at: clock(),
-            acknowledged_at: null,
-            acknowledged_by: null,
-            note: null,
-          })
-          .onConflict((oc) => oc.columns(['tenant_id', 'broken_at']).doNothing())
-          .executeTakeFirst();
-        newBreak = Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+      const { brokenAt, reason } = result;
+      if (!result.valid && brokenAt !== undefined && reason !== undefined) {
+        const now = clock();
+        // The break record and its chain.break webhook event commit together, once per brokenAt.
+        newBreak = await storage.writeTransaction(async (trx) => {
+          const inserted = await trx
+            .insertInto('chain_breaks')
+            .values({
+              tenant_id: tenantId,
+              broken_at: brokenAt,
+              reason,
+              detected_at: now,
+              acknowledged_at: null,
+              acknowledged_by: null,
+              note: null,
+            })
+            .onConflict((oc) => oc.columns(['tenant_id', 'broken_at']).doNothing())
+            .executeTakeFirst();
+          if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+          await enqueueEvent(trx, tenantId, { event: 'chain.break', brokenAt, reason, occurredAt: now });
+          return true;
+        });
       }
       return { ...result, newBreak };
     },

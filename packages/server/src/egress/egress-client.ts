@@ -46,14 +46,24 @@ export function isAddressAllowed(address: string, policy: EgressPolicy): boolean
 export interface EgressResponse {
   status: number;
   body: string;
+  /** Response headers, names lower-cased; repeated headers joined with ", ". */
+  headers: Record<string, string>;
 }
 
 export interface EgressRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
   body?: string;
   timeoutMs: number;
+}
+
+function responseHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
 }
 
 /** At most this much of an answer is read; larger answers are cut off and fail. */
@@ -61,12 +71,18 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 export interface EgressClient {
   request(request: EgressRequest): Promise<EgressResponse>;
+  /**
+   * Resolves the URL's host now and throws EgressRefusedError when the policy allows none of its
+   * addresses (or the protocol is not http/https), so a configured target can be refused when it
+   * is saved. The connect-time check of `request` still applies to every call.
+   */
+  checkTarget(url: string): Promise<void>;
 }
 
 /**
- * The one outbound HTTP client (webhooks, connectors, external signers): resolves the host itself,
- * refuses private, loopback and link-local addresses at connect time (so DNS rebinding does not
- * help), follows no redirects and enforces a timeout over the whole exchange.
+ * The one outbound HTTP client (webhooks, connectors, the GitHub baseUrl, external signers): resolves
+ * the host itself, refuses private, loopback and link-local addresses at connect time (so DNS
+ * rebinding does not help), follows no redirects and enforces a timeout over the whole exchange.
  */
 export function createEgressClient(policy: EgressPolicy, resolver: Resolver = systemResolver): EgressClient {
   const lookup: LookupFunction = (hostname, options, callback) => {
@@ -94,17 +110,31 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
     );
   };
 
+  const checkedTarget = (url: string) => {
+    const target = new URL(url);
+    if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+      throw new EgressRefusedError(`unsupported protocol ${target.protocol}`);
+    }
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    // IP literals bypass `lookup` in Node, so check them here before any socket is opened.
+    if (ipaddr.isValid(host) && !isAddressAllowed(host, policy)) {
+      throw new EgressRefusedError(`refusing to connect to ${host}: private or reserved address`);
+    }
+    return { target, host };
+  };
+
   return {
-    async request({ method, url, headers = {}, body, timeoutMs }) {
-      const target = new URL(url);
-      if (target.protocol !== 'https:' && target.protocol !== 'http:') {
-        throw new EgressRefusedError(`unsupported protocol ${target.protocol}`);
-      }
-      const host = target.hostname.replace(/^\[|\]$/g, '');
-      // IP literals bypass `lookup` in Node, so check them here before any socket is opened.
-      if (ipaddr.isValid(host) && !isAddressAllowed(host, policy)) {
+    async checkTarget(url) {
+      const { host } = checkedTarget(url);
+      if (ipaddr.isValid(host)) return;
+      const addresses = await resolver(host);
+      if (!addresses.some((a) => isAddressAllowed(a, policy))) {
         throw new EgressRefusedError(`refusing to connect to ${host}: private or reserved address`);
       }
+    },
+
+    async request({ method, url, headers = {}, body, timeoutMs }) {
+      const { target } = checkedTarget(url);
       const transport = target.protocol === 'https:' ? https : http;
       return new Promise<EgressResponse>((resolve, reject) => {
         const req = transport.request(
@@ -127,7 +157,11 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
               chunks.push(chunk);
             });
             res.on('end', () =>
-              resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+              resolve({
+                status: res.statusCode ?? 0,
+                body: Buffer.concat(chunks).toString('utf8'),
+                headers: responseHeaders(res.headers),
+              }),
             );
             res.on('error', reject);
           },

@@ -1,0 +1,151 @@
+import type { Clock } from '../clock.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { type EgressClient, EgressRefusedError, EgressTimeoutError } from '../egress/egress-client.js';
+import type { Storage } from '../storage/database.js';
+import { VERSION } from '../version.js';
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  claimDue,
+  type RecordedStatus,
+  recordAttempt,
+} from './delivery-store.js';
+import { nextRetryDelay, verdictOf } from './retry-schedule.js';
+import { signAttempt } from './signatures.js';
+import { secretContext } from './webhook-views.js';
+
+export interface DeliveryWorkerDeps {
+  storage: Storage;
+  clock: Clock;
+  secretBox: SecretBox;
+  /** The one outbound client: private targets are refused at connect time unless configured. */
+  egress: EgressClient;
+  /** WEBHOOK_RETRY_SCHEDULE_MS. */
+  retryScheduleMs: readonly number[];
+  /** WEBHOOK_TIMEOUT_MS: an attempt without a 2xx answer within it failed. */
+  timeoutMs: number;
+  /** Deliveries claimed per round; a full round is followed at once by another. */
+  batchSize?: number;
+  /** In [0, 1); the jitter source. */
+  random?: () => number;
+  onError: (error: unknown) => void;
+}
+
+const USER_AGENT = `authority-runtime-webhooks/${VERSION}`;
+
+function describeFailure(error: unknown): string {
+  if (error instanceof EgressRefusedError) return `egress refused: ${error.message}`;
+  if (error instanceof EgressTimeoutError) return `timeout: ${error.message}`;
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
+
+/**
+ * The delivery worker: claims due deliveries, sends each through the egress client with a freshly
+ * signed body, and records the outcome under its lease: success, a jittered retry, `dead` once the
+ * schedule is exhausted, or a disabled endpoint on 410. Every instance runs one; claims keep them
+ * from sending the same delivery twice at once.
+ */
+export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
+  const { storage, clock, secretBox, egress, retryScheduleMs, timeoutMs } = deps;
+  const batchSize = deps.batchSize ?? 25;
+  const random = deps.random ?? Math.random;
+  // Long enough for the exchange (bounded by the timeout) and the write that records it.
+  const leaseMs = 2 * timeoutMs + 1_000;
+  const listeners: Array<(status: RecordedStatus) => void> = [];
+
+  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+    const secret = secretBox
+      .open(delivery.sealedSecret, secretContext(delivery.tenantId, delivery.endpointId))
+      .toString('utf8');
+    const signed = signAttempt(secret, delivery.payload, clock());
+    let statusCode: number | undefined;
+    let error: string;
+    try {
+      const response = await egress.request({
+        method: 'POST',
+        url: delivery.url,
+        headers: { 'user-agent': USER_AGENT, ...signed.headers },
+        body: signed.body,
+        timeoutMs,
+      });
+      statusCode = response.status;
+      error = `HTTP ${response.status}`;
+    } catch (failure) {
+      error = describeFailure(failure);
+    }
+    const now = clock();
+    const verdict = verdictOf(statusCode);
+    let record: AttemptRecord;
+    if (verdict === 'succeeded' && statusCode !== undefined) record = { status: 'succeeded', statusCode };
+    else if (verdict === 'gone') record = { status: 'gone', statusCode: 410 };
+    else {
+      const delay = nextRetryDelay(retryScheduleMs, delivery.attempts + 1, random);
+      record =
+        delay === null
+          ? { status: 'dead', statusCode: statusCode ?? null, error }
+          : { status: 'retrying', statusCode: statusCode ?? null, error, nextAttemptAt: now + delay };
+    }
+    if (await recordAttempt(storage, delivery, record, now)) {
+      for (const listener of listeners) listener(record.status === 'gone' ? 'dead' : record.status);
+    }
+  }
+
+  /** One round: claim what is due now and attempt it; resolves with the number claimed. */
+  async function runOnce(): Promise<number> {
+    const claimed = await claimDue(storage, clock(), { limit: batchSize, leaseMs });
+    const results = await Promise.allSettled(claimed.map(attempt));
+    for (const result of results) if (result.status === 'rejected') deps.onError(result.reason);
+    return claimed.length;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<void> | undefined;
+  let running = false;
+
+  function schedule(delayMs: number, pollMs: number): void {
+    timer = setTimeout(() => {
+      round = (async () => {
+        try {
+          // A full round means more may be due: go again at once.
+          let full = true;
+          while (running && full) full = (await runOnce()) >= batchSize;
+        } catch (error) {
+          deps.onError(error);
+        }
+      })();
+      void round.then(() => {
+        if (running) schedule(pollMs, pollMs);
+      });
+    }, delayMs);
+    timer.unref();
+  }
+
+  return {
+    runOnce,
+
+    /** Registers a listener told the resulting status of every recorded attempt (metrics). */
+    onAttempt(listener: (status: RecordedStatus) => void): void {
+      listeners.push(listener);
+    },
+
+    /** Polls every `pollMs`, starting at once (deliveries left by a previous process go out first). */
+    start(pollMs: number): void {
+      if (running) return;
+      running = true;
+      schedule(0, pollMs);
+    },
+
+    /** Stops polling and waits for the round in progress to record its attempts. */
+    async stop(): Promise<void> {
+      running = false;
+      clearTimeout(timer);
+      await round;
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
