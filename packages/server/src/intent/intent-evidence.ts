@@ -6,6 +6,7 @@ import { AppError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
 import type { SigningKeyService } from '../tokens/signing-keys.js';
 import type { TenantSecrets } from '../tokens/tenant-secrets.js';
+import { intentStatus } from './approvals.js';
 import { intentRepository } from './intent-repository.js';
 
 /** Evidence bundles and offline-verifiable receipts of one intent (contract §6). */
@@ -34,7 +35,8 @@ export function createIntentEvidence(deps: {
 
     async receipt(tenantId: string, intentId: string): Promise<Receipt> {
       const intent = await intentOrNotFound(tenantId, intentId);
-      if (intent.decision === 'ESCALATED' && intent.reviewState === 'PENDING') {
+      const status = intentStatus(intent, clock());
+      if (status === 'ESCALATED') {
         throw new AppError('CONFLICT', 'The intent is escalated and awaits a human decision; no receipt yet');
       }
       const entries = await deps.audit.entriesForIntent(tenantId, intentId);
@@ -49,7 +51,9 @@ export function createIntentEvidence(deps: {
       return buildReceipt({
         tenantId,
         intentId,
-        decision: intent.decision,
+        // An approved escalation's receipt says APPROVED once its token exists; before that, and
+        // for refused or lapsed ones, it carries the reviewed status.
+        decision: intent.token !== null ? 'APPROVED' : status,
         token: intent.token,
         entries,
         head: { index: head.lastIndex, hash: head.lastHash },

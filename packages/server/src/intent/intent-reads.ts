@@ -1,4 +1,6 @@
+import type { Clock } from '../clock.js';
 import type { Storage } from '../storage/database.js';
+import { escalationStatus, intentStatus } from './approvals.js';
 import { type IntentQuery, type IntentRecord, intentRepository } from './intent-repository.js';
 
 export interface IntentView {
@@ -16,16 +18,20 @@ export interface IntentView {
   createdAt: string;
 }
 
-function toView(record: IntentRecord): IntentView {
+/** The stored intent as read at `now`: a lapsed escalation reads as EXPIRED before the sweep writes it. */
+function toView(record: IntentRecord, now: number): IntentView {
+  const approvalStatus = escalationStatus(record, now);
   return {
     intentId: record.id,
     correlationId: record.correlationId,
     tenantId: record.tenantId,
     request: record.request,
-    status: record.status,
+    status: intentStatus(record, now),
     authorityDecision: record.authorityDecision,
     hypotheses: record.hypotheses,
-    ...(record.approval ? { approval: { ...record.approval, escalationId: record.escalationId } } : {}),
+    ...(record.approval
+      ? { approval: { ...record.approval, status: approvalStatus, escalationId: record.escalationId } }
+      : {}),
     execution: record.execution,
     tokenIssued: record.token !== null,
     createdAt: new Date(record.createdAt).toISOString(),
@@ -33,7 +39,7 @@ function toView(record: IntentRecord): IntentView {
 }
 
 /** `GET /intent/:id` and `GET /intents` (contract §4.7). The token itself is never returned here. */
-export function createIntentReads(deps: { storage: Storage }) {
+export function createIntentReads(deps: { storage: Storage; clock: Clock }) {
   const db = deps.storage.db;
   return {
     async get(tenantId: string, intentId: string): Promise<IntentView | undefined> {
@@ -47,7 +53,7 @@ export function createIntentReads(deps: { storage: Storage }) {
         .orderBy('idx')
         .execute();
       return {
-        ...toView(record),
+        ...toView(record, deps.clock()),
         auditEntries: entries.map((e) => ({
           index: e.idx,
           eventType: e.event_type,
@@ -58,7 +64,11 @@ export function createIntentReads(deps: { storage: Storage }) {
 
     async list(tenantId: string, query: IntentQuery): Promise<{ intents: IntentView[]; hasMore: boolean }> {
       const records = await intentRepository.list(db, tenantId, query);
-      return { intents: records.slice(0, query.limit).map(toView), hasMore: records.length > query.limit };
+      const now = deps.clock();
+      return {
+        intents: records.slice(0, query.limit).map((record) => toView(record, now)),
+        hasMore: records.length > query.limit,
+      };
     },
   };
 }

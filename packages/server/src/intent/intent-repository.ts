@@ -8,6 +8,8 @@ export interface ApprovalState {
   queue: 'standard' | 'catastrophic-review';
   status: 'pending' | 'approved' | 'denied' | 'expired';
   requiredApprovals: number;
+  /** Approvals recorded so far (absent until the first human decision). */
+  approvalsReceived?: number;
   expiresAt: string;
 }
 
@@ -90,6 +92,8 @@ export const intentRepository = {
           token: intent.token,
           escalation_id: intent.escalationId,
           approval: intent.approval === null ? null : JSON.stringify(intent.approval),
+          approval_queue: intent.approval?.queue ?? null,
+          approval_expires_at: intent.approval ? Date.parse(intent.approval.expiresAt) : null,
           created_at: intent.createdAt,
           updated_at: intent.updatedAt,
         })),
@@ -97,14 +101,114 @@ export const intentRepository = {
       .execute();
   },
 
-  async get(db: Kysely<Database>, tenantId: string, id: string): Promise<IntentRecord | undefined> {
-    const row = await db
+  async get(
+    db: Kysely<Database>,
+    tenantId: string,
+    id: string,
+    options: { forUpdate?: boolean } = {},
+  ): Promise<IntentRecord | undefined> {
+    const query = db.selectFrom('intents').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+    const row = await (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  },
+
+  /** Records the outcome of a human review (or of expiry) on an escalated intent. */
+  async review(
+    trx: Kysely<Database>,
+    tenantId: string,
+    id: string,
+    change: { status: IntentStatus; approval: ApprovalState; updatedAt: number },
+  ): Promise<void> {
+    await trx
+      .updateTable('intents')
+      .set({
+        status: change.status,
+        review_state: change.approval.status === 'pending' ? 'PENDING' : 'DECIDED',
+        approval: JSON.stringify(change.approval),
+        updated_at: change.updatedAt,
+      })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .execute();
+  },
+
+  /** Stores the token of an approved escalation unless one is already there; false if it was. */
+  async attachToken(
+    trx: Kysely<Database>,
+    tenantId: string,
+    id: string,
+    token: string,
+    execution: Record<string, unknown>,
+    updatedAt: number,
+  ): Promise<boolean> {
+    const result = await trx
+      .updateTable('intents')
+      .set({ token, execution: JSON.stringify(execution), updated_at: updatedAt })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .where('token', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  },
+
+  /** Escalations of a tenant, newest first, filtered by status at `now` and queue. */
+  async listEscalations(
+    db: Kysely<Database>,
+    tenantId: string,
+    query: {
+      status?: ApprovalState['status'] | undefined;
+      queue?: ApprovalState['queue'] | undefined;
+      before?: string | undefined;
+      limit: number;
+      now: number;
+    },
+  ): Promise<IntentRecord[]> {
+    let select = db
       .selectFrom('intents')
       .selectAll()
       .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+      .where('escalation_id', 'is not', null);
+    const { status, now } = query;
+    if (status === 'pending') {
+      select = select.where('review_state', '=', 'PENDING').where('approval_expires_at', '>', now);
+    } else if (status === 'expired') {
+      select = select.where((eb) =>
+        eb.or([
+          eb('status', '=', 'EXPIRED'),
+          eb.and([eb('review_state', '=', 'PENDING'), eb('approval_expires_at', '<=', now)]),
+        ]),
+      );
+    } else if (status !== undefined) {
+      select = select.where(
+        'status',
+        '=',
+        status === 'approved' ? 'APPROVED_AFTER_REVIEW' : 'DENIED_AFTER_REVIEW',
+      );
+    }
+    if (query.queue !== undefined) select = select.where('approval_queue', '=', query.queue);
+    if (query.before !== undefined) select = select.where('id', '<', query.before);
+    const rows = await select
+      .orderBy('id', 'desc')
+      .limit(query.limit + 1)
+      .execute();
+    return rows.map(toRecord);
+  },
+
+  /** Pending escalations of every tenant whose deadline has passed, oldest deadline first. */
+  async lapsedEscalations(
+    db: Kysely<Database>,
+    now: number,
+    limit: number,
+  ): Promise<Array<{ tenantId: string; id: string }>> {
+    const rows = await db
+      .selectFrom('intents')
+      .select(['tenant_id', 'id'])
+      .where('review_state', '=', 'PENDING')
+      .where('approval_expires_at', '<=', now)
+      .orderBy('approval_expires_at')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ tenantId: row.tenant_id, id: row.id }));
   },
 
   /** Newest first; one row more than `limit` tells the caller there is a next page. */

@@ -83,3 +83,15 @@ export async function recordIntent(
   });
   return { intentId, token };
 }
+
+/** An IntentRequest body of `agent-7` against `acme/payments` at base risk 10, with overrides. */
+export function intentPayload(action: string, extra: Record<string, unknown> = {}, tenantId = 'acme') {
+  return {
+    tenantId,
+    actor: { id: 'agent-7', type: 'agent' },
+    targetSystem: 'acme/payments',
+    proposedAction: action,
+    riskContext: { baseRiskScore: 10 },
+    ...extra,
+  };
+}

@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { intentPayload } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
 
 type Headers = Record<string, string>;
-
-const intent = (tenantId: string, action: string) => ({
-  tenantId,
-  actor: { id: 'agent-7', type: 'agent' },
-  targetSystem: 'acme/payments',
-  proposedAction: action,
-  riskContext: { baseRiskScore: 10 },
-});
 
 for (const engine of ENGINES) {
   describe(`concurrent decisions share commits without sharing chain positions (${engine})`, () => {
@@ -34,7 +27,7 @@ for (const engine of ENGINES) {
       const actions = ['list open pull requests', 'delete the production database', 'merge pull request 9'];
       const requests = Array.from({ length: 60 }, (_, i) => {
         const tenantId = i % 2 === 0 ? 'acme' : 'globex';
-        return { tenantId, payload: intent(tenantId, actions[i % 3] as string) };
+        return { tenantId, payload: intentPayload(actions[i % 3] as string, {}, tenantId) };
       });
       const responses = await Promise.all(
         requests.map(({ tenantId, payload }) =>

@@ -10,6 +10,7 @@ import {
 } from '../../intent/intent-request.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
+import { decodeIdCursor, encodeIdCursor } from '../id-cursor.js';
 import type { HttpMetrics } from '../metrics.js';
 import { principalOf } from '../principal.js';
 import { tenantErrors, tenantSecurity } from '../schemas.js';
@@ -149,12 +150,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox<{ services: Services; metri
     },
     async (request) => {
       const { cursor, ...filters } = request.query;
-      let before: string | undefined;
-      if (cursor !== undefined) {
-        before = decodeIntentCursor(cursor);
-        if (before === undefined)
-          throw validationError([{ path: 'querystring/cursor', message: 'cursor is not valid' }]);
-      }
+      const before = decodeIdCursor(cursor);
       const limit = filters.limit ?? 50;
       const page = await services.intentReads.list(principalOf(request).tenantId, {
         ...filters,
@@ -164,22 +160,8 @@ export const intentRoutes: FastifyPluginAsyncTypebox<{ services: Services; metri
       const last = page.intents[page.intents.length - 1];
       return {
         intents: page.intents,
-        nextCursor: page.hasMore && last ? encodeIntentCursor(last.intentId) : null,
+        nextCursor: page.hasMore && last ? encodeIdCursor(last.intentId) : null,
       };
     },
   );
 };
-
-function encodeIntentCursor(intentId: string): string {
-  return Buffer.from(JSON.stringify({ after: intentId }), 'utf8').toString('base64url');
-}
-
-function decodeIntentCursor(cursor: string): string | undefined {
-  try {
-    const value = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown })
-      .after;
-    return typeof value === 'string' && value.length <= 100 ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
