@@ -5,7 +5,7 @@ import {
   type NonceStore,
   verifyAuthorityToken,
 } from '@authority-runtime/sdk';
-import { principalEvent } from '../audit/audit-entry.js';
+import { type AuditEvent, principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { Storage } from '../storage/database.js';
@@ -22,6 +22,19 @@ export interface ConsumeRequest {
 export type ConsumeResult =
   | { valid: true; claims: Extract<AuthorityTokenVerification, { valid: true }>['claims'] }
   | { valid: false; reason: string };
+
+/** Who consumes a token, as its `token.consumed` audit entry names it. */
+export interface TokenConsumer {
+  actorId: string;
+  actorType: string;
+  correlationId: string | null;
+}
+
+/** Builds the `token.consumed` entry from its payload and the token's intent. */
+type ConsumedBy = (
+  payload: { nonce: string; adapterId: string; targetSystem: string },
+  intentId: string | null,
+) => AuditEvent;
 
 function claimsOf(token: string): { intentId?: unknown; tenantId?: unknown } {
   try {
@@ -60,7 +73,7 @@ export function createTokenConsumption(deps: {
     };
   }
 
-  function nonceStore(tenantId: string, principal: Principal, failures: unknown[]): NonceStore {
+  function nonceStore(tenantId: string, consumedBy: ConsumedBy, failures: unknown[]): NonceStore {
     return {
       async consume(nonce, expiresAtMs, context) {
         const now = clock();
@@ -83,9 +96,7 @@ export function createTokenConsumption(deps: {
               storage.dialect,
               tenantId,
               [
-                principalEvent(
-                  principal,
-                  'token.consumed',
+                consumedBy(
                   { nonce, adapterId: context.adapterId, targetSystem: context.targetSystem },
                   typeof intentId === 'string' ? intentId : null,
                 ),
@@ -103,22 +114,48 @@ export function createTokenConsumption(deps: {
     };
   }
 
+  async function verifyAndConsume(
+    tenantId: string,
+    request: ConsumeRequest,
+    consumedBy: ConsumedBy,
+  ): Promise<ConsumeResult> {
+    if (await deps.killSwitchOn(tenantId)) return { valid: false, reason: 'TENANT_KILL_SWITCH' };
+    const failures: unknown[] = [];
+    const result = await verifyAuthorityToken(request.token, {
+      jwks: keySource(tenantId, failures),
+      expected: { tenantId, adapterId: request.adapterId, targetSystem: request.targetSystem },
+      nonceStore: nonceStore(tenantId, consumedBy, failures),
+      clock,
+    });
+    if (result.valid) return { valid: true, claims: result.claims };
+    // The database failing must not read as a verdict on the token: surface the cause (503/500).
+    if (result.reason === 'NONCE_STORE_UNAVAILABLE' || result.reason === 'KEY_SOURCE_UNAVAILABLE') {
+      throw failures[0] ?? new Error(`token consumption could not complete: ${result.detail}`);
+    }
+    return { valid: false, reason: result.reason };
+  }
+
   return {
-    async consume(tenantId: string, principal: Principal, request: ConsumeRequest): Promise<ConsumeResult> {
-      if (await deps.killSwitchOn(tenantId)) return { valid: false, reason: 'TENANT_KILL_SWITCH' };
-      const failures: unknown[] = [];
-      const result = await verifyAuthorityToken(request.token, {
-        jwks: keySource(tenantId, failures),
-        expected: { tenantId, adapterId: request.adapterId, targetSystem: request.targetSystem },
-        nonceStore: nonceStore(tenantId, principal, failures),
-        clock,
-      });
-      if (result.valid) return { valid: true, claims: result.claims };
-      // The database failing must not read as a verdict on the token: surface the cause (503/500).
-      if (result.reason === 'NONCE_STORE_UNAVAILABLE' || result.reason === 'KEY_SOURCE_UNAVAILABLE') {
-        throw failures[0] ?? new Error(`token consumption could not complete: ${result.detail}`);
-      }
-      return { valid: false, reason: result.reason };
+    /** For a principal calling `POST /authority/tokens/consume`; `token.consumed` names the principal. */
+    consume(tenantId: string, principal: Principal, request: ConsumeRequest): Promise<ConsumeResult> {
+      return verifyAndConsume(tenantId, request, (payload, intentId) =>
+        principalEvent(principal, 'token.consumed', payload, intentId),
+      );
+    },
+
+    /**
+     * The same check for the service's own adapters (connectors): `token.consumed` names the
+     * adapter as actor and carries the intent's correlation id.
+     */
+    consumeAs(tenantId: string, actor: TokenConsumer, request: ConsumeRequest): Promise<ConsumeResult> {
+      return verifyAndConsume(tenantId, request, (payload, intentId) => ({
+        correlationId: actor.correlationId,
+        intentId,
+        actorId: actor.actorId,
+        actorType: actor.actorType,
+        eventType: 'token.consumed',
+        payload,
+      }));
     },
   };
 }

@@ -1,0 +1,78 @@
+import type { Clock } from '../clock.js';
+import type { Storage } from '../storage/database.js';
+import type { Connector } from './connector.js';
+import { connectorOf, connectorStore } from './connector-store.js';
+
+/**
+ * The background health check (contract §8): every CONNECTOR_HEALTH_INTERVAL_MS each connector gets
+ * one real round trip, recorded as its status. Every instance runs a checker; a check is claimed by
+ * moving the connector's `next_check_at` forward with a compare-and-set, so N instances still probe
+ * each connector once per interval.
+ */
+export function createHealthChecker(deps: {
+  storage: Storage;
+  clock: Clock;
+  /** CONNECTOR_HEALTH_INTERVAL_MS. */
+  intervalMs: number;
+  check: (connector: Connector) => Promise<unknown>;
+  /** Checks started per round; a full round is followed at once by another. */
+  batchSize?: number;
+  onError: (error: unknown) => void;
+}) {
+  const { storage, clock, intervalMs, check } = deps;
+  const batchSize = deps.batchSize ?? 20;
+
+  /** One round: claims the checks due now and runs them; resolves with the number run. */
+  async function runOnce(): Promise<number> {
+    const now = clock();
+    const due = await connectorStore.due(storage.db, now, batchSize);
+    const claimed = [];
+    for (const row of due) {
+      if (await connectorStore.claim(storage.db, row, now + intervalMs)) claimed.push(connectorOf(row));
+    }
+    const results = await Promise.allSettled(claimed.map((connector) => check(connector)));
+    for (const result of results) if (result.status === 'rejected') deps.onError(result.reason);
+    return claimed.length;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<void> | undefined;
+  let running = false;
+
+  function schedule(delayMs: number, pollMs: number): void {
+    timer = setTimeout(() => {
+      round = (async () => {
+        try {
+          let full = true;
+          while (running && full) full = (await runOnce()) >= batchSize;
+        } catch (error) {
+          deps.onError(error);
+        }
+      })();
+      void round.then(() => {
+        if (running) schedule(pollMs, pollMs);
+      });
+    }, delayMs);
+    timer.unref();
+  }
+
+  return {
+    runOnce,
+
+    /** Looks for due checks every `pollMs`, starting at once. */
+    start(pollMs: number): void {
+      if (running) return;
+      running = true;
+      schedule(0, pollMs);
+    },
+
+    /** Stops looking and waits for the round in progress. */
+    async stop(): Promise<void> {
+      running = false;
+      clearTimeout(timer);
+      await round;
+    },
+  };
+}
+
+export type HealthChecker = ReturnType<typeof createHealthChecker>;
