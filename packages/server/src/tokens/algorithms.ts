@@ -24,13 +24,19 @@ export interface GeneratedKeyPair {
   publicJwk: JsonWebKey;
 }
 
-/** A fresh key pair: Ed25519 (default), RSA-4096 or P-256. Asynchronous: RSA takes a while. */
-export async function generateSigningKeyPair(alg: SigningAlg): Promise<GeneratedKeyPair> {
+/**
+ * A fresh key pair: Ed25519 (default), RSA (4096 bits unless `rsaModulusLength` says otherwise) or
+ * P-256. Asynchronous: RSA takes a while.
+ */
+export async function generateSigningKeyPair(
+  alg: SigningAlg,
+  options: { rsaModulusLength?: number } = {},
+): Promise<GeneratedKeyPair> {
   const pair =
     alg === 'EdDSA'
       ? await generate('ed25519')
       : alg === 'RS256'
-        ? await generate('rsa', { modulusLength: 4096 })
+        ? await generate('rsa', { modulusLength: options.rsaModulusLength ?? 4096 })
         : await generate('ec', { namedCurve: 'P-256' });
   return {
     privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),

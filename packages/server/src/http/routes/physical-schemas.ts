@@ -1,0 +1,52 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { IdempotentOutcome } from '../../physical-infra/physical-idempotency.js';
+import { decodeIdCursor, encodeIdCursor } from '../id-cursor.js';
+import { ErrorResponse, tenantErrors } from '../schemas.js';
+
+/** Schemas and helpers shared by the `/physical/*` routes (field names are document 02's, literally). */
+
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+export const Millis = Type.Integer({ minimum: 0, description: 'ms since the epoch' });
+
+/** The error responses of a physical tenant route (lower-snake codes), with 409. */
+export const physicalErrors = { ...tenantErrors, 409: ErrorResponse };
+
+/** `limit` (1..200, default 50) and an opaque `cursor` (the `nextCursor` of the previous page). */
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'Default 50' })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'nextCursor of the previous page' })),
+};
+
+export const DEFAULT_PAGE_LIMIT = 50;
+
+/** The page's keyset position from `cursor` (400 `validation_error` when it is not ours). */
+export const afterCursor = (cursor: string | undefined) => decodeIdCursor(cursor);
+
+/** `nextCursor`: the id of the page's last item when another page follows, else null. */
+export function nextCursor<T>(
+  items: readonly T[],
+  hasMore: boolean,
+  idOf: (item: T) => string,
+): string | null {
+  const last = items[items.length - 1];
+  return hasMore && last !== undefined ? encodeIdCursor(idOf(last)) : null;
+}
+
+/** A path segment naming a token id, ticket id or similar; longer values name nothing. */
+export const IdSegment = Type.String({ minLength: 1, maxLength: 200 });
+
+export const StructuredGoalView = Type.Unknown({
+  description:
+    'The structured goal as submitted (schema, verb, object, parameters, actor, sourceTimestampMs)',
+});
+
+/**
+ * Sends an idempotent outcome: the status and body as first answered (a replay may be a stored
+ * error envelope, which the route's error schemas describe).
+ */
+export function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome): FastifyReply {
+  return reply.code(outcome.statusCode).send(outcome.body);
+}
