@@ -2,8 +2,11 @@ import { createAuditService } from './audit/audit-service.js';
 import { createCheckpointer } from './audit/checkpoints.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
+import { createConnectorService } from './connectors/connector-service.js';
+import { createHealthChecker } from './connectors/health-checker.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { createEgressClient, type Resolver } from './egress/egress-client.js';
+import { createApprovals } from './intent/approvals.js';
 import { createAuthorityEvaluate } from './intent/authority-evaluate.js';
 import { createDecisionLoop } from './intent/decision-loop.js';
 import { createIdempotency } from './intent/idempotency.js';
@@ -11,14 +14,19 @@ import { createIntentEvidence } from './intent/intent-evidence.js';
 import { createIntentReads } from './intent/intent-reads.js';
 import { createPolicyStore } from './intent/policy-store.js';
 import { createThresholdsStore } from './intent/thresholds-store.js';
+import { createPhysicalInfra } from './physical-infra/index.js';
+import { createPortalService } from './portal/portal-service.js';
 import type { Storage } from './storage/database.js';
 import { createAuthenticator } from './tenancy/authenticator.js';
 import { createKeyService } from './tenancy/key-service.js';
+import { createTenantAccess } from './tenancy/tenant-access.js';
 import { createTenantControls } from './tenancy/tenant-controls.js';
 import { createTenantService } from './tenancy/tenant-service.js';
 import { createSigningKeyService } from './tokens/signing-keys.js';
 import { createTenantSecrets } from './tokens/tenant-secrets.js';
 import { createTokenConsumption } from './tokens/token-consumption.js';
+import { createDeliveryWorker } from './webhooks/delivery-worker.js';
+import { createWebhookEndpoints } from './webhooks/endpoint-service.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -37,7 +45,8 @@ export function createServices(deps: ServiceDeps) {
   const secretBox = createSecretBox(deps.masterKey);
   const egress = createEgressClient(config.egress, deps.resolver);
   const authenticator = createAuthenticator(storage, clock, deps.onBackgroundError);
-  const tenants = createTenantService(storage, clock);
+  const tenantAccess = createTenantAccess({ storage, clock });
+  const tenants = createTenantService(storage, clock, (tenantId) => tenantAccess.forget(tenantId));
   const signingKeys = createSigningKeyService({
     storage,
     clock,
@@ -56,13 +65,31 @@ export function createServices(deps: ServiceDeps) {
   });
   const policies = createPolicyStore({ storage, clock });
   const idempotency = createIdempotency({ storage, clock, waitMs: config.idempotencyWaitMs });
+  const tokenConsumption = createTokenConsumption({
+    storage,
+    clock,
+    keys: signingKeys,
+    killSwitchOn: async (tenantId) => (await tenants.get(tenantId))?.killSwitch.enabled === true,
+  });
+  const connectors = createConnectorService({
+    storage,
+    clock,
+    secretBox,
+    egress,
+    tokens: tokenConsumption,
+    timeoutMs: config.connectorTimeoutMs,
+    onError: deps.onBackgroundError,
+  });
   return {
     authenticator,
+    tenantAccess,
+    portal: createPortalService({ storage, clock, secretBox, tenantAccess }),
     tenants,
     thresholds,
     controls,
     policies,
     idempotency,
+    physical: createPhysicalInfra({ storage, clock, secretBox, idempotency, config }),
     decisionLoop: createDecisionLoop({
       storage,
       clock,
@@ -71,8 +98,10 @@ export function createServices(deps: ServiceDeps) {
       policies,
       signingKeys,
       idempotency,
+      connectors,
     }),
-    intentReads: createIntentReads({ storage }),
+    intentReads: createIntentReads({ storage, clock }),
+    approvals: createApprovals({ storage, clock, tenants, thresholds, signingKeys, connectors }),
     authorityEvaluate: createAuthorityEvaluate({
       storage,
       clock,
@@ -92,11 +121,24 @@ export function createServices(deps: ServiceDeps) {
       intervalMs: config.checkpointIntervalMs,
       signer: (tenantId) => signingKeys.signer(tenantId),
     }),
-    tokenConsumption: createTokenConsumption({
+    webhooks: createWebhookEndpoints({ storage, clock, secretBox, egress }),
+    webhookWorker: createDeliveryWorker({
       storage,
       clock,
-      keys: signingKeys,
-      killSwitchOn: async (tenantId) => (await tenants.get(tenantId))?.killSwitch.enabled === true,
+      secretBox,
+      egress,
+      retryScheduleMs: config.webhookRetryScheduleMs,
+      timeoutMs: config.webhookTimeoutMs,
+      onError: deps.onBackgroundError,
+    }),
+    tokenConsumption,
+    connectors,
+    connectorHealth: createHealthChecker({
+      storage,
+      clock,
+      intervalMs: config.connectorHealthIntervalMs,
+      check: (connector) => connectors.checkHealth(connector),
+      onError: deps.onBackgroundError,
     }),
   };
 }

@@ -2,13 +2,18 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import { ConfigError } from '../config/config.js';
+import { resolveMasterKey } from '../config/master-key.js';
+import { createSecretBox } from '../crypto/secret-box.js';
 import { AppError } from '../errors/app-error.js';
+import { createPhysicalSigner } from '../physical-infra/physical-signer.js';
+import { createPortalUser, listPortalUsers } from '../portal/portal-users.js';
 import { createKeyService } from '../tenancy/key-service.js';
 import { PLANS } from '../tenancy/tenant.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
 import { type GlobalFlags, withStorage } from './context.js';
 import { PolicyTestInputError, policyTest } from './policy-test.js';
 import { serve } from './serve.js';
+import { generatePassword, readPasswordFromStdin } from './user-password.js';
 import { chainVerify, receiptVerify, VerifyInputError } from './verify-commands.js';
 
 function positiveInteger(value: string): number {
@@ -134,6 +139,72 @@ keys
       await createKeyService(storage, systemClock, () => {}).revoke(options.tenant, keyId);
       process.stdout.write(`Revoked ${keyId}.\n`);
     });
+  });
+
+keys
+  .command('rotate-physical')
+  .description(
+    'rotate the physical signing key (RS256, shared by every tenant); the JWKS keeps serving the previous key',
+  )
+  .action(async (_options, command: Command) => {
+    await withStorage(globals(command), async (storage, config) => {
+      if (config.physicalSignerEphemeral) {
+        throw new ConfigError(
+          'PHYSICAL_SIGNER_EPHEMERAL',
+          'is set: an ephemeral key lives in the serving process and is not rotated from the CLI',
+        );
+      }
+      const signer = createPhysicalSigner({
+        storage,
+        clock: systemClock,
+        secretBox: createSecretBox(resolveMasterKey(config)),
+        bits: config.physicalKeyBits,
+        ephemeral: false,
+      });
+      print(await signer.rotate());
+    });
+  });
+
+const users = program.command('users').description("manage a tenant's console (portal) users");
+users
+  .command('create')
+  .description(
+    'create a console user; prints the user and, unless --password-stdin, a generated password (once)',
+  )
+  .requiredOption('--tenant <id>', 'tenant id')
+  .requiredOption('--email <email>', 'sign-in email (unique per tenant)')
+  .requiredOption(
+    '--role <role>',
+    'role: owner, admin, policy_admin, senior_approver, approver, auditor, agent, edge',
+  )
+  .option('--password-stdin', 'read the password from standard input instead of generating one')
+  .action(
+    async (
+      options: { tenant: string; email: string; role: string; passwordStdin?: boolean },
+      command: Command,
+    ) => {
+      const generated = options.passwordStdin ? undefined : generatePassword();
+      const password = generated ?? (await readPasswordFromStdin());
+      await withStorage(globals(command), async (storage) => {
+        const user = await createPortalUser(
+          storage,
+          systemClock,
+          options.tenant,
+          { email: options.email, role: options.role, password },
+          { id: 'authority-cli', type: 'operator' },
+        );
+        print(generated === undefined ? user : { ...user, password: generated });
+      });
+    },
+  );
+users
+  .command('list')
+  .description("list a tenant's console users (never passwords or second factors)")
+  .requiredOption('--tenant <id>', 'tenant id')
+  .action(async (options: { tenant: string }, command: Command) => {
+    await withStorage(globals(command), async (storage) =>
+      print(await listPortalUsers(storage, options.tenant)),
+    );
   });
 
 const receipt = program.command('receipt').description('offline receipt tools');

@@ -16,6 +16,8 @@ export interface Config {
   /** 32 bytes; undefined in embedded mode until the data directory's key file is loaded. */
   masterKey: Buffer | undefined;
   redisUrl: string | undefined;
+  /** Prefix of every key the service writes to Redis (rate-limit counters), so deployments can share one. */
+  redisKeyPrefix: string;
   publicBaseUrl: string;
   logLevel: LogLevel;
   trustProxy: Cidr[];
@@ -31,6 +33,22 @@ export interface Config {
   floorAgreementVersion: string;
   /** How long a request waits for an in-flight request with the same Idempotency-Key. */
   idempotencyWaitMs: number;
+  /** Upper bounds of the jittered waits between webhook attempts (contract §7); then `dead`. */
+  webhookRetryScheduleMs: number[];
+  /** A webhook attempt that has no 2xx answer within this is a failure. */
+  webhookTimeoutMs: number;
+  /** How often the delivery worker looks for due deliveries. */
+  webhookPollMs: number;
+  /** How often each connector gets a background health check (contract §8). */
+  connectorHealthIntervalMs: number;
+  /** The time a connector has for an execution or a check; then `failed` with reason TIMEOUT. */
+  connectorTimeoutMs: number;
+  /** RSA modulus of new physical signing keys (PHYSICAL_KEY_BITS: 2048, 3072 or 4096). */
+  physicalKeyBits: number;
+  /** PHYSICAL_SIGNER_EPHEMERAL=1: a per-process physical key that is never stored (development only). */
+  physicalSignerEphemeral: boolean;
+  /** Base of an escalation ticket's approvalUrl (AUTHORITY_APPROVAL_URL), without a trailing slash. */
+  approvalUrl: string;
 }
 
 /** Values given on the command line; they win over the environment. */
@@ -113,6 +131,17 @@ function parseCidrList(variable: string, raw: string): Cidr[] {
     });
 }
 
+/** Contract §7: ≈ 10 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = [
+  10_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000,
+];
+
+function parseSchedule(variable: string, raw: string): number[] {
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length > 20) throw new ConfigError(variable, 'must list at most 20 waits');
+  return parts.map((part) => parseInteger(variable, part, 1, 604_800_000));
+}
+
 /**
  * Reads and validates the configuration. Throws ConfigError for the first bad value; nothing here
  * touches the disk or the network.
@@ -143,6 +172,10 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
 
   const redisUrl = nonEmpty(env.REDIS_URL);
   if (redisUrl !== undefined) parseUrl('REDIS_URL', redisUrl, ['redis:', 'rediss:']);
+  const redisKeyPrefix = nonEmpty(env.REDIS_KEY_PREFIX) ?? 'authority:';
+  if (!/^[A-Za-z0-9:._-]{1,64}$/.test(redisKeyPrefix)) {
+    throw new ConfigError('REDIS_KEY_PREFIX', 'must be 1 to 64 letters, digits or : . _ -');
+  }
 
   const publicBaseRaw = nonEmpty(env.PUBLIC_BASE_URL);
   if (mode === 'server' && publicBaseRaw === undefined) {
@@ -191,6 +224,29 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     return raw === undefined ? fallback : parseInteger(variable, raw, min, max);
   };
 
+  const scheduleRaw = nonEmpty(env.WEBHOOK_RETRY_SCHEDULE_MS);
+
+  const physicalKeyBits = timer('PHYSICAL_KEY_BITS', 2048, 2048, 4096);
+  if (![2048, 3072, 4096].includes(physicalKeyBits)) {
+    throw new ConfigError('PHYSICAL_KEY_BITS', `must be 2048, 3072 or 4096 (got "${physicalKeyBits}")`);
+  }
+  const ephemeralRaw = nonEmpty(env.PHYSICAL_SIGNER_EPHEMERAL) ?? '0';
+  if (ephemeralRaw !== '0' && ephemeralRaw !== '1') {
+    throw new ConfigError('PHYSICAL_SIGNER_EPHEMERAL', `must be 0 or 1 (got "${ephemeralRaw}")`);
+  }
+  // Instances behind one database must share the physical key; a per-process key cannot be shared.
+  if (ephemeralRaw === '1' && mode === 'server') {
+    throw new ConfigError(
+      'PHYSICAL_SIGNER_EPHEMERAL',
+      'is for embedded development only, not with DATABASE_URL',
+    );
+  }
+  const approvalRaw = nonEmpty(env.AUTHORITY_APPROVAL_URL);
+  const approvalUrl =
+    approvalRaw === undefined
+      ? `${publicBaseUrl}/console/approvals`
+      : parseUrl('AUTHORITY_APPROVAL_URL', approvalRaw, ['http:', 'https:']).toString().replace(/\/+$/, '');
+
   return {
     mode,
     port,
@@ -199,6 +255,7 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     dataDir,
     masterKey,
     redisUrl,
+    redisKeyPrefix,
     publicBaseUrl,
     logLevel: logLevelRaw as LogLevel,
     trustProxy,
@@ -214,5 +271,16 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     checkpointIntervalMs: timer('CHECKPOINT_INTERVAL_MS', 60_000, 10, 86_400_000),
     floorAgreementVersion: nonEmpty(env.FLOOR_AGREEMENT_VERSION) ?? '2026-01',
     idempotencyWaitMs: timer('IDEMPOTENCY_WAIT_MS', 5_000, 0, 60_000),
+    webhookRetryScheduleMs:
+      scheduleRaw === undefined
+        ? [...DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS]
+        : parseSchedule('WEBHOOK_RETRY_SCHEDULE_MS', scheduleRaw),
+    webhookTimeoutMs: timer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookPollMs: timer('WEBHOOK_POLL_MS', 1_000, 10, 60_000),
+    connectorHealthIntervalMs: timer('CONNECTOR_HEALTH_INTERVAL_MS', 30_000, 10, 86_400_000),
+    connectorTimeoutMs: timer('CONNECTOR_TIMEOUT_MS', 10_000, 100, 60_000),
+    physicalKeyBits,
+    physicalSignerEphemeral: ephemeralRaw === '1',
+    approvalUrl,
   };
 }

@@ -16,31 +16,44 @@ import Fastify, {
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
+import { countConnectorExecutions } from '../connectors/connector-metrics.js';
 import { AppError } from '../errors/app-error.js';
 import { createServices, type Services } from '../services.js';
 import type { Storage } from '../storage/database.js';
 import { VERSION } from '../version.js';
+import { countWebhookDeliveries } from '../webhooks/webhook-metrics.js';
 import { PUBLIC } from './access.js';
-import { authenticateTenantRequest, checkAdminToken, checkTenantReferences } from './authentication.js';
+import { type AccessControl, checkAccess, checkTenantReferences } from './authentication.js';
 import { sendError, toAppError } from './error-envelope.js';
-import { createHttpMetrics } from './metrics.js';
+import { createHttpMetrics, observeDecisionCommits } from './metrics.js';
+import { counterStore } from './rate-limit/counter-store.js';
+import { createRateLimiter } from './rate-limit/rate-limiter.js';
 import { requestIdFor, stripVersionPrefix } from './request-id.js';
+import { type RegisteredRoute, recordRoute } from './route-table.js';
 import { adminRoutes } from './routes/admin.js';
+import { approvalRoutes } from './routes/approvals.js';
 import { auditRoutes } from './routes/audit.js';
 import { authorityKeyRoutes } from './routes/authority-keys.js';
+import { connectorRoutes } from './routes/connectors.js';
 import { evaluateRoutes } from './routes/evaluate.js';
 import { healthRoutes } from './routes/health.js';
 import { intentEvidenceRoutes } from './routes/intent-evidence.js';
 import { intentRoutes } from './routes/intents.js';
+import { ipAllowlistRoutes } from './routes/ip-allowlist.js';
 import { jwksRoutes } from './routes/jwks.js';
 import { keyRoutes } from './routes/keys.js';
+import { physicalInfraRoutes } from './routes/physical-infra.js';
 import { policyRoutes } from './routes/policy.js';
+import { portalRoutes } from './routes/portal.js';
 import { tenantRoutes } from './routes/tenant.js';
 import { tenantControlRoutes } from './routes/tenant-controls.js';
 import { thresholdRoutes } from './routes/thresholds.js';
 import { tokenRoutes } from './routes/tokens.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** How often lapsed escalations are written down as EXPIRED (reads already show them expired). */
+const APPROVAL_SWEEP_MS = 15_000;
 
 export interface ServerDeps {
   config: Config;
@@ -96,6 +109,10 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorateRequest('principal', null);
+  app.decorateRequest('clientAddress', null);
+  app.decorateRequest('rateLimits', null);
+  const registeredRoutes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', registeredRoutes);
 
   const metrics = createHttpMetrics();
   const services =
@@ -107,7 +124,18 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       masterKey: deps.masterKey,
       onBackgroundError: (error) => app.log.warn({ err: error }, 'background work failed'),
     });
-  const { authenticator } = services;
+  const accessControl: AccessControl = {
+    authenticator: services.authenticator,
+    portal: services.portal,
+    tenantAccess: services.tenantAccess,
+    limiter: createRateLimiter({
+      store: counterStore(deps, (error) => app.log.warn({ err: error }, 'rate-limit counters unavailable')),
+      rateLimitPerIp: config.rateLimitPerIp,
+      registry: metrics.registry,
+    }),
+    trustProxy: config.trustProxy,
+    adminToken: config.adminToken,
+  };
 
   // Bodies: JSON only; an empty body is accepted (POST routes without a body) and left undefined.
   app.removeAllContentTypeParsers();
@@ -139,18 +167,14 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     }
     if (route.config?.access === undefined)
       throw new Error(`route ${route.method} ${route.url} declares no access`);
+    recordRoute(registeredRoutes, route.method, route.url, route.config.access);
   });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     const access = request.routeOptions.config.access;
-    if (access === undefined || access.kind === 'public') return;
-    if (access.kind === 'admin') {
-      // Admin routes are only registered when the token is configured.
-      checkAdminToken(request, config.adminToken ?? '');
-      return;
-    }
-    request.principal = await authenticateTenantRequest(request, authenticator, access.permission);
+    if (access === undefined) return;
+    request.principal = await checkAccess(request, reply, accessControl, access);
   });
 
   app.addHook('preValidation', async (request) => {
@@ -205,6 +229,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
           bearer: { type: 'http', scheme: 'bearer', description: 'API key (service_live_…)' },
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
           adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token' },
+          portalSession: { type: 'apiKey', in: 'header', name: 'x-portal-session-id' },
         },
       },
     },
@@ -213,6 +238,12 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   await app.register(healthRoutes, { config, storage, redis: deps.redis, metrics });
   await app.register(tenantRoutes, { tenants: services.tenants });
+  await app.register(ipAllowlistRoutes, { services, trustProxy: config.trustProxy });
+  await app.register(portalRoutes, {
+    services,
+    limiter: accessControl.limiter,
+    trustProxy: config.trustProxy,
+  });
   await app.register(keyRoutes, { keys: services.apiKeys });
   await app.register(authorityKeyRoutes, { services });
   await app.register(jwksRoutes, { services });
@@ -222,8 +253,15 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(tenantControlRoutes, { services });
   await app.register(thresholdRoutes, { services });
   await app.register(intentRoutes, { services, metrics });
+  await app.register(approvalRoutes, { services });
   await app.register(policyRoutes, { services });
   await app.register(evaluateRoutes, { services });
+  await app.register(webhookRoutes, { services });
+  await app.register(connectorRoutes, { services });
+  await app.register(physicalInfraRoutes, { services });
+  countWebhookDeliveries(metrics.registry, services.webhookWorker);
+  countConnectorExecutions(metrics.registry, services.connectors);
+  observeDecisionCommits(metrics.registry, services.decisionLoop);
   if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });
 
   if (deps.backgroundJobs !== false) {
@@ -241,6 +279,29 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       timer.unref();
     });
     app.addHook('onClose', async () => clearInterval(timer));
+
+    // Escalations past their deadline read as expired at once; the sweep writes the expiry down,
+    // with its audit entry and decision.denied event.
+    let approvalTimer: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      approvalTimer = setInterval(() => {
+        services.approvals
+          .sweepExpired()
+          .catch((error: unknown) => app.log.warn({ err: error }, 'escalation expiry sweep failed'));
+      }, APPROVAL_SWEEP_MS);
+      approvalTimer.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(approvalTimer));
+
+    // Webhook deliveries: every instance polls; claims keep them from sending one delivery twice.
+    app.addHook('onReady', async () => services.webhookWorker.start(config.webhookPollMs));
+    app.addHook('onClose', async () => services.webhookWorker.stop());
+
+    // Connector health: every instance polls for due checks; claims keep a check from running twice.
+    app.addHook('onReady', async () =>
+      services.connectorHealth.start(Math.min(config.connectorHealthIntervalMs, 1_000)),
+    );
+    app.addHook('onClose', async () => services.connectorHealth.stop());
   }
 
   return app;

@@ -4,6 +4,7 @@ import type { AuditEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import { canonicalJson, sha256Hex } from '../audit/canonical-json.js';
 import type { Clock } from '../clock.js';
+import type { ConnectorService } from '../connectors/connector-service.js';
 import { AppError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
 import { createGroupCommit } from '../storage/group-commit.js';
@@ -14,10 +15,14 @@ import type { TenantControls } from '../tenancy/tenant-controls.js';
 import type { TenantService } from '../tenancy/tenant-service.js';
 import { type MintedToken, mintDecisionToken } from '../tokens/decision-token.js';
 import type { SigningKeyService } from '../tokens/signing-keys.js';
+import type { DecisionEvent } from '../webhooks/events.js';
+import { enqueueEvents } from '../webhooks/outbox.js';
 import { loadDecisionContext } from './decision-context.js';
 import { evaluateIntent, type IntentEvaluation } from './evaluate-intent.js';
 import type { Idempotency } from './idempotency.js';
 import { requestHash } from './idempotency.js';
+import { tokenIssuedEvent } from './intent-events.js';
+import { type ExecutionPlan, executeApproved, initialExecution, planExecution } from './intent-execution.js';
 import { type ApprovalState, type IntentRecord, intentRepository } from './intent-repository.js';
 import type { IntentRequest } from './intent-request.js';
 import { isInterpretable } from './interpret.js';
@@ -62,6 +67,12 @@ export function loopFailed(cause: unknown): AppError {
 }
 
 const STATUS_CODE = { APPROVED: 200, ESCALATED: 202, DENIED: 403 } as const;
+/** One webhook event per transition (contract §4.6). */
+const DECISION_EVENT = {
+  APPROVED: 'decision.completed',
+  ESCALATED: 'decision.escalated',
+  DENIED: 'decision.denied',
+} as const;
 /** Decisions per group commit: 64 intents of 18 columns stay far below SQLite's parameter limit. */
 const MAX_BATCH = 64;
 
@@ -69,6 +80,8 @@ const MAX_BATCH = 64;
 interface PendingDecision {
   intent: IntentRecord;
   events: AuditEvent[];
+  /** The decision's webhook event, written to the outbox in the same commit. */
+  webhook: DecisionEvent;
   idempotencyKey: string | undefined;
   statusCode: number;
   response: Omit<IntentResponse, 'audit'>;
@@ -88,6 +101,7 @@ export function createDecisionLoop(deps: {
   policies: PolicyStore;
   signingKeys: SigningKeyService;
   idempotency: Idempotency;
+  connectors: ConnectorService;
 }) {
   const { storage, clock } = deps;
 
@@ -120,6 +134,11 @@ export function createDecisionLoop(deps: {
         indexes.flatMap((index) => (items[index] as PendingDecision).events),
         now,
       );
+      await enqueueEvents(
+        trx,
+        tenantId,
+        indexes.map((index) => (items[index] as PendingDecision).webhook),
+      );
       let offset = 0;
       for (const index of indexes) {
         const item = items[index] as PendingDecision;
@@ -148,7 +167,15 @@ export function createDecisionLoop(deps: {
     return responses;
   }
 
-  const commits = createGroupCommit({ storage, maxBatch: MAX_BATCH, apply: commitDecisions });
+  const commitListeners: Array<(batchSize: number, seconds: number) => void> = [];
+  const commits = createGroupCommit({
+    storage,
+    maxBatch: MAX_BATCH,
+    apply: commitDecisions,
+    onCommit: (batchSize, seconds) => {
+      for (const listener of commitListeners) listener(batchSize, seconds);
+    },
+  });
 
   async function evaluate(
     tenantId: string,
@@ -189,15 +216,16 @@ export function createDecisionLoop(deps: {
     const correlationId = uuidv7();
 
     let minted: MintedToken | undefined;
+    let plan: ExecutionPlan | undefined;
     if (evaluation.outcome === 'APPROVED') {
       try {
+        plan = await planExecution(deps.connectors, tenantId, request.targetSystem);
         minted = await mintDecisionToken(
           await deps.signingKeys.signer(tenantId),
           {
             intentId,
             tenantId,
-            adapterId: 'external',
-            adapterTarget: request.targetSystem,
+            ...plan.binding,
             targetSystem: request.targetSystem,
             proposedAction: request.proposedAction,
             ttlSeconds: thresholds.tokenTtlSeconds,
@@ -235,10 +263,7 @@ export function createDecisionLoop(deps: {
       },
       ...(evaluation.explanation ? { explanation: evaluation.explanation } : {}),
     };
-    const execution =
-      evaluation.outcome === 'APPROVED'
-        ? { attempted: false, status: 'not_configured' }
-        : { attempted: false, status: 'skipped' };
+    const execution = plan ? initialExecution(plan) : { attempted: false, status: 'skipped' };
 
     const base = { correlationId, intentId, actorId: request.actor.id, actorType: request.actor.type };
     const events: AuditEvent[] = [
@@ -274,19 +299,7 @@ export function createDecisionLoop(deps: {
         },
       },
     ];
-    if (minted) {
-      events.push({
-        ...base,
-        eventType: 'token.issued',
-        payload: {
-          targetSystem: request.targetSystem,
-          kid: minted.kid,
-          adapterId: minted.claims.adapterId,
-          nonce: minted.claims.nonce,
-          expiresAt: minted.claims.expiresAt,
-        },
-      });
-    }
+    if (minted) events.push(tokenIssuedEvent(base, request.targetSystem, minted));
 
     const statusCode = STATUS_CODE[evaluation.outcome];
     const body = await commits.submit({
@@ -311,6 +324,13 @@ export function createDecisionLoop(deps: {
         updatedAt: now,
       },
       events,
+      webhook: {
+        event: DECISION_EVENT[evaluation.outcome],
+        intentId,
+        decision: evaluation.outcome,
+        riskScore: evaluation.riskScore,
+        occurredAt: now,
+      },
       idempotencyKey,
       statusCode,
       response: {
@@ -322,10 +342,27 @@ export function createDecisionLoop(deps: {
         ...(escalationId && approval ? { escalationId, approval } : {}),
       },
     });
-    return { statusCode, body };
+    if (!plan?.executes || !minted) return { statusCode, body };
+    const executed = await executeApproved(deps.connectors, plan, tenantId, request, {
+      ...body,
+      authorityDecisionToken: minted.token,
+    });
+    if (idempotencyKey !== undefined) {
+      // A replay answers what the caller saw, outcome of the execution included.
+      await deps.idempotency.complete(storage.db, tenantId, INTENT_IDEMPOTENCY_SCOPE, idempotencyKey, {
+        statusCode,
+        body: executed,
+      });
+    }
+    return { statusCode, body: executed };
   }
 
   return {
+    /** Observes every commit of decisions (intents, audit entries, outbox): batch size and duration. */
+    onCommit(listener: (batchSize: number, seconds: number) => void): void {
+      commitListeners.push(listener);
+    },
+
     async submit(
       principal: Principal,
       request: IntentRequest,

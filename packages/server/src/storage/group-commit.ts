@@ -28,19 +28,19 @@ export function createGroupCommit<I, R>(options: {
   storage: Storage;
   maxBatch: number;
   apply: (trx: Kysely<Database>, items: readonly I[]) => Promise<R[]>;
+  /** Told of every committed batch: its size and how long its transaction took. */
+  onCommit?: (batchSize: number, seconds: number) => void;
 }): GroupCommit<I, R> {
-  const { storage, maxBatch, apply } = options;
+  const { storage, maxBatch, apply, onCommit } = options;
   let queue: Pending<I, R>[] = [];
   let flushing = false;
 
   async function commit(batch: Pending<I, R>[]): Promise<void> {
     try {
-      const results = await storage.writeTransaction((trx) =>
-        apply(
-          trx,
-          batch.map((p) => p.item),
-        ),
-      );
+      const started = process.hrtime.bigint();
+      const items = batch.map((p) => p.item);
+      const results = await storage.writeTransaction((trx) => apply(trx, items));
+      onCommit?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
       batch.forEach((pending, index) => {
         pending.resolve(results[index] as R);
       });

@@ -142,10 +142,29 @@ export interface IntentsTable {
   execution: string;
   token: string | null;
   escalation_id: string | null;
-  /** JSON: {queue, status, requiredApprovals, expiresAt} of an escalation. */
+  /** JSON: {queue, status, requiredApprovals, approvalsReceived?, expiresAt} of an escalation. */
   approval: string | null;
+  /** The escalation's queue and expiry, copied from `approval` for filtering. */
+  approval_queue: string | null;
+  approval_expires_at: number | null;
   created_at: number;
   updated_at: number;
+}
+
+/** One human decision on an escalated intent (contract §4.8). */
+export interface IntentApprovalsTable {
+  tenant_id: string;
+  id: string;
+  intent_id: string;
+  escalation_id: string;
+  /** approve | deny */
+  decision: string;
+  /** The authenticated principal that decided. */
+  principal_id: string;
+  /** JSON: the display identity of the body, `{id?, name?}`. */
+  approver: string;
+  rationale: string;
+  decided_at: number;
 }
 
 export interface PolicyVersionsTable {
@@ -193,6 +212,96 @@ export interface AuthorityActorsTable {
   updated_by: string;
 }
 
+export interface WebhookEndpointsTable {
+  tenant_id: string;
+  id: string;
+  url: string;
+  /** JSON array of event types, or ["*"]. */
+  events: string;
+  description: string | null;
+  /** active | disabled */
+  status: string;
+  /** The `whsec_` secret, sealed under the master key. */
+  secret: string;
+  disabled_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  tenant_id: string;
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event: string;
+  /** JSON of the payload without sentAt and signature (added per attempt). */
+  payload: string;
+  /** pending | retrying | succeeded | dead */
+  status: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  /** The claim of the worker sending it; the outcome is recorded only under the same token. */
+  lease_token: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A connector of contract §8: one per tenant and target system. */
+export interface ConnectorsTable {
+  tenant_id: string;
+  id: string;
+  /** http | github | noop */
+  type: string;
+  name: string;
+  target_system: string;
+  auto_execute: number;
+  /** JSON of the settings the API shows (URLs); never a secret. */
+  config: string;
+  /** JSON of the secrets (GitHub token, http headers), sealed under the master key; null for noop. */
+  secrets: string | null;
+  /** healthy | degraded | down | unknown */
+  status: string;
+  last_checked_at: number | null;
+  latency_ms: number | null;
+  last_error: string | null;
+  /** When the background health check is next due; claimed by moving it forward. */
+  next_check_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PortalUsersTable {
+  tenant_id: string;
+  id: string;
+  /** Lower-cased; unique per tenant. */
+  email: string;
+  /** scrypt, with its parameters and salt (portal/password-hash.ts). */
+  password_hash: string;
+  role: string;
+  /** The enrolled TOTP secret, sealed under the master key; null until enrollment is confirmed. */
+  totp_secret: string | null;
+  /** A TOTP secret handed out by POST /portal/mfa/enroll and not yet confirmed by a code. */
+  totp_pending_secret: string | null;
+  /** The last TOTP time step accepted, so that a code is accepted once. */
+  last_totp_step: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PortalSessionsTable {
+  tenant_id: string;
+  /** SHA-256 hex of the session id; the id itself is shown once, at login. */
+  session_hash: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  mfa_verified: number;
+  mfa_failures: number;
+}
+
 export interface DomainTables {
   tenant_settings: TenantSettingsTable;
   authority_actors: AuthorityActorsTable;
@@ -204,6 +313,131 @@ export interface DomainTables {
   audit_checkpoints: AuditCheckpointsTable;
   chain_breaks: ChainBreaksTable;
   intents: IntentsTable;
+  intent_approvals: IntentApprovalsTable;
   policy_versions: PolicyVersionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  portal_users: PortalUsersTable;
+  portal_sessions: PortalSessionsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  connectors: ConnectorsTable;
+  physical_signing_keys: PhysicalSigningKeysTable;
+  physical_actors: PhysicalActorsTable;
+  physical_snapshots: PhysicalSnapshotsTable;
+  physical_decisions: PhysicalDecisionsTable;
+  physical_verifications: PhysicalVerificationsTable;
+  physical_revocations: PhysicalRevocationsTable;
+  physical_tickets: PhysicalTicketsTable;
+}
+
+/** The physical surface's RS256 keys, shared by every tenant; no tenant column by design. */
+export interface PhysicalSigningKeysTable {
+  kid: string;
+  alg: string;
+  bits: number;
+  /** ACTIVE, PREVIOUS or RETIRED. */
+  status: string;
+  public_jwk: string;
+  /** PKCS#8 PEM sealed under the master key. */
+  private_key: string;
+  created_at: number;
+  rotated_at: number | null;
+  retired_at: number | null;
+}
+
+export interface PhysicalActorsTable {
+  tenant_id: string;
+  id: string;
+  actor_identity: string;
+  actor_identity_kind: string;
+  actor_kind: string;
+  display_name: string | null;
+  /** active or disabled. */
+  status: string;
+  /** JSON object, or null. */
+  metadata: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PhysicalSnapshotsTable {
+  tenant_id: string;
+  /** The physicalStateRef (UUIDv7). */
+  id: string;
+  /** JSON: predicate name to PhysicalStateValue, attestation defaults filled in. */
+  state: string;
+  created_at: number;
+}
+
+export interface PhysicalDecisionsTable {
+  tenant_id: string;
+  /** UUIDv7 of the decision; the list's keyset. */
+  id: string;
+  /** The token id of an ALLOW; null for ESCALATE and DENY. */
+  token_jti: string | null;
+  decision: string;
+  correlation_id: string;
+  issued_at: number;
+  expires_at: number | null;
+  actor_identity: string;
+  actor_kind: string;
+  oi_code: string;
+  /** JSON. */
+  structured_goal: string;
+  /** JSON. */
+  dag_node: string;
+  physical_state_ref: string | null;
+  safety_bit: number;
+  /** JSON array. */
+  safety_citations: string;
+  safe_default: string;
+  clause_id: string | null;
+  /** JSON array. */
+  clause_ids: string;
+  escalation_ticket_id: string | null;
+  operator_ticket_id: string | null;
+}
+
+export interface PhysicalVerificationsTable {
+  tenant_id: string;
+  id: string;
+  token_jti: string;
+  edge_node_id: string;
+  result: string;
+  reason: string | null;
+  /** Edge clock. */
+  at_ms: number;
+  reported_at: number;
+  /** The reporting principal. */
+  reported_by: string;
+}
+
+export interface PhysicalRevocationsTable {
+  tenant_id: string;
+  token_jti: string;
+  /** Strictly increasing per tenant (unique). */
+  revoked_at: number;
+  reason: string;
+  revoked_by: string;
+}
+
+export interface PhysicalTicketsTable {
+  tenant_id: string;
+  /** esc_ + UUIDv7. */
+  id: string;
+  /** pending, approved, rejected or consumed as stored; expired is computed on read. */
+  status: string;
+  oi_code: string;
+  /** JSON. */
+  structured_goal: string;
+  correlation_id: string;
+  /** The principal that decided (approve or reject). */
+  approved_by: string | null;
+  approved_at: number | null;
+  /** The display name the deciding operator gave. */
+  operator: string | null;
+  rejection_reason: string | null;
+  expires_at: number;
+  created_at: number;
+  consumed_at: number | null;
 }

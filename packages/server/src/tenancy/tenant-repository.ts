@@ -4,7 +4,7 @@ import { isPlan, type Plan, type Tenant } from './tenant.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-function toTenant(row: Selectable<TenantsTable>): Tenant {
+export function toTenant(row: Selectable<TenantsTable>): Tenant {
   if (!isPlan(row.plan)) throw new Error(`tenant ${row.id} has an unknown plan in storage`);
   return {
     id: row.id,

@@ -3,21 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { staticJwks, verifyAuthorityToken } from '@authority-runtime/sdk';
 import { canonicalJson, sha256Hex } from '../../src/audit/canonical-json.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { intentPayload } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
 import { buildSecondApp } from '../helpers/tokens.js';
 
 type Headers = Record<string, string>;
-
-function intent(action: string, extra: Record<string, unknown> = {}, tenantId = 'acme') {
-  return {
-    tenantId,
-    actor: { id: 'agent-7', type: 'agent' },
-    targetSystem: 'acme/payments',
-    proposedAction: action,
-    riskContext: { baseRiskScore: 10 },
-    ...extra,
-  };
-}
 
 for (const engine of ENGINES) {
   describe(`POST /intent decision loop (${engine})`, () => {
@@ -40,7 +30,7 @@ for (const engine of ENGINES) {
       t.app.inject({ method: 'POST', url, headers, payload: payload as object });
 
     it('APPROVED (200): a low-risk confirmed read, with a token the SDK verifies and entries in the chain', async () => {
-      const response = await submit(intent('list open pull requests'));
+      const response = await submit(intentPayload('list open pull requests'));
       assert.equal(response.statusCode, 200, response.body);
       const body = response.json();
       assert.equal(body.authorityDecision.decision, 'APPROVED');
@@ -90,11 +80,13 @@ for (const engine of ENGINES) {
       assert.equal(verify.json().valid, true);
       const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
       assert.match(metrics.body, /authority_decisions_total\{outcome="APPROVED"\} 1/);
+      assert.match(metrics.body, /authority_audit_append_seconds_count 1\n/);
+      assert.match(metrics.body, /authority_decision_commit_batch_size_bucket\{le="1"\} 1\n/);
       assert.doesNotMatch(metrics.body, /acme/, 'metrics never name tenants');
     });
 
     it('ESCALATED (202): every write under the starter policy, with an escalation id and no token', async () => {
-      const response = await submit(intent('merge pull request 42'));
+      const response = await submit(intentPayload('merge pull request 42'));
       assert.equal(response.statusCode, 202, response.body);
       const body = response.json();
       assert.equal(body.authorityDecision.decision, 'ESCALATED');
@@ -110,7 +102,7 @@ for (const engine of ENGINES) {
 
     it('DENIED (403) by default when no rule matches, whatever the score', async () => {
       const response = await submit(
-        intent('list branches', { riskContext: { baseRiskScore: 10, touchesProduction: true } }),
+        intentPayload('list branches', { riskContext: { baseRiskScore: 10, touchesProduction: true } }),
       );
       assert.equal(response.statusCode, 403, response.body);
       const body = response.json();
@@ -128,15 +120,17 @@ for (const engine of ENGINES) {
     });
 
     it('modifier flags move the same action from APPROVED to DENIED or ESCALATED', async () => {
-      const plain = await submit(intent('get the readme'));
+      const plain = await submit(intentPayload('get the readme'));
       assert.equal(plain.statusCode, 200);
       const privileged = await submit(
-        intent('get the readme', { riskContext: { baseRiskScore: 10, requiresPrivilegedAccess: true } }),
+        intentPayload('get the readme', {
+          riskContext: { baseRiskScore: 10, requiresPrivilegedAccess: true },
+        }),
       );
       assert.equal(privileged.statusCode, 403, 'the allow rule needs non-privileged');
       assert.equal(privileged.json().authorityDecision.riskScore, 30);
       const risky = await submit(
-        intent('push the fix', { riskContext: { baseRiskScore: 80, touchesProduction: true } }),
+        intentPayload('push the fix', { riskContext: { baseRiskScore: 80, touchesProduction: true } }),
       );
       assert.equal(risky.statusCode, 403, 'score 100 ≥ denyAt 90 wins over the escalate rule');
       assert.equal(risky.json().authorityDecision.decidingRule.id, 'signal:deny-threshold');
@@ -144,7 +138,7 @@ for (const engine of ENGINES) {
     });
 
     it('escalates low-confidence interpretations and explains failing conditions on request', async () => {
-      const response = await submit(intent('frobnicate the widget'), agent, '/intent?explain=true');
+      const response = await submit(intentPayload('frobnicate the widget'), agent, '/intent?explain=true');
       assert.equal(response.statusCode, 202);
       const decision = response.json().authorityDecision;
       assert.deepEqual(decision.intent, { oiCode: 'OI-100', operationType: 'write', confidence: 0.3 });
@@ -154,13 +148,13 @@ for (const engine of ENGINES) {
         (e: { ruleId: string }) => e.ruleId === 'starter/allow-reads',
       );
       assert.equal(allowReads.failed.path, 'risk.operation_type');
-      const plain = await submit(intent('frobnicate the widget'));
+      const plain = await submit(intentPayload('frobnicate the widget'));
       assert.equal(plain.json().authorityDecision.explanation, undefined);
     });
 
     it('sends catastrophic arguments to two-person review, and only the owner setting disables the floor', async () => {
       const args = { steps: [{ sql: 'select 1' }, { sql: 'DROP TABLE users' }] };
-      const payload = intent('run the migration', { args });
+      const payload = intentPayload('run the migration', { args });
       const response = await submit(payload);
       assert.equal(response.statusCode, 202, response.body);
       const body = response.json();
@@ -191,7 +185,7 @@ for (const engine of ENGINES) {
       assert.ok(receivedPayload.argsPreview.length <= 256);
 
       const secret = await submit(
-        intent('merge pull request 3', { args: { apiToken: 'hunter2', nested: { password: 'pw' } } }),
+        intentPayload('merge pull request 3', { args: { apiToken: 'hunter2', nested: { password: 'pw' } } }),
       );
       const secretEntry = await t.storage.db
         .selectFrom('audit_entries')
@@ -232,7 +226,7 @@ for (const engine of ENGINES) {
         headers: owner,
         payload: { status: 'blocked', reason: 'test' },
       });
-      const blocked = await submit(intent('list open pull requests'));
+      const blocked = await submit(intentPayload('list open pull requests'));
       assert.equal(blocked.statusCode, 403);
       assert.deepEqual(blocked.json().authorityDecision.gateTrace, ['kill_switch', 'rbac']);
       assert.equal(blocked.json().authorityDecision.decidingRule.id, 'signal:actor-blocked');
@@ -249,7 +243,7 @@ for (const engine of ENGINES) {
         headers: owner,
         payload: { enabled: true, reason: 'drill' },
       });
-      const killed = await submit(intent('list open pull requests'));
+      const killed = await submit(intentPayload('list open pull requests'));
       assert.equal(killed.statusCode, 403);
       assert.deepEqual(killed.json().authorityDecision.gateTrace, ['kill_switch']);
       assert.equal(killed.json().authorityDecisionToken, undefined);
@@ -259,7 +253,7 @@ for (const engine of ENGINES) {
         headers: owner,
         payload: { enabled: false },
       });
-      assert.equal((await submit(intent('list open pull requests'))).statusCode, 200);
+      assert.equal((await submit(intentPayload('list open pull requests'))).statusCode, 200);
     });
 
     it('applies a tenant DENY rule over the starter allow (most severe wins), for that tenant only', async () => {
@@ -280,18 +274,18 @@ for (const engine of ENGINES) {
         saved.json().rules.some((r: { id: string }) => r.id === 'starter/allow-reads'),
         'pack rules are kept',
       );
-      const denied = await submit(intent('list open pull requests', {}, 'globex'), globex);
+      const denied = await submit(intentPayload('list open pull requests', {}, 'globex'), globex);
       assert.equal(denied.statusCode, 403);
       assert.equal(denied.json().authorityDecision.decidingRule.id, 'no-payments');
       assert.equal(
-        (await submit(intent('list open pull requests'))).statusCode,
+        (await submit(intentPayload('list open pull requests'))).statusCode,
         200,
         "acme's policy is untouched",
       );
     });
 
     it('validates strictly: unknown fields, the alternative shape, github mismatch, uninterpretable actions, tenant', async () => {
-      const unknown = await submit({ ...intent('list'), extra: 1 });
+      const unknown = await submit({ ...intentPayload('list'), extra: 1 });
       assert.equal(unknown.statusCode, 400);
       const alternative = await submit({
         action: 'list',
@@ -306,35 +300,37 @@ for (const engine of ENGINES) {
         /tenantId.*actor.*targetSystem.*proposedAction.*riskContext/s,
       );
       const github = await submit(
-        intent('list', { riskContext: { baseRiskScore: 1, github: { owner: 'acme', repo: 'other' } } }),
+        intentPayload('list', {
+          riskContext: { baseRiskScore: 1, github: { owner: 'acme', repo: 'other' } },
+        }),
       );
       assert.equal(github.statusCode, 400);
-      const bad = await submit(intent('  !!! ... '));
+      const bad = await submit(intentPayload('  !!! ... '));
       assert.equal(bad.statusCode, 400);
       assert.equal(bad.json().error.code, 'INVALID_INTENT');
-      const mismatch = await submit(intent('list', {}, 'globex'));
+      const mismatch = await submit(intentPayload('list', {}, 'globex'));
       assert.equal(mismatch.statusCode, 403);
       assert.equal(mismatch.json().error.code, 'TENANT_MISMATCH');
-      const target = await submit({ ...intent('list'), targetSystem: 'not a repo' });
+      const target = await submit({ ...intentPayload('list'), targetSystem: 'not a repo' });
       assert.equal(target.statusCode, 400);
-      const noPermission = await submit(intent('list'), owner);
+      const noPermission = await submit(intentPayload('list'), owner);
       assert.notEqual(noPermission.statusCode, 403, 'owners may submit too');
     });
 
     it('replays an Idempotency-Key with the same body, refuses another body, and decides once under concurrency', async () => {
       const headers = { ...agent, 'idempotency-key': 'dag-node-7:1' };
-      const first = await submit(intent('list open pull requests'), headers);
-      const again = await submit(intent('list open pull requests'), headers);
+      const first = await submit(intentPayload('list open pull requests'), headers);
+      const again = await submit(intentPayload('list open pull requests'), headers);
       assert.equal(again.statusCode, first.statusCode);
       assert.deepEqual(again.json(), first.json());
-      const other = await submit(intent('list closed pull requests'), headers);
+      const other = await submit(intentPayload('list closed pull requests'), headers);
       assert.equal(other.statusCode, 409);
-      const badKey = await submit(intent('list'), { ...agent, 'idempotency-key': 'bad key\u0007' });
+      const badKey = await submit(intentPayload('list'), { ...agent, 'idempotency-key': 'bad key\u0007' });
       assert.equal(badKey.statusCode, 400);
 
       const concurrentHeaders = { ...agent, 'idempotency-key': 'burst-1' };
       const results = await Promise.all(
-        Array.from({ length: 20 }, () => submit(intent('merge pull request 7'), concurrentHeaders)),
+        Array.from({ length: 20 }, () => submit(intentPayload('merge pull request 7'), concurrentHeaders)),
       );
       assert.ok(
         results.every((r) => r.statusCode === 202),
@@ -348,7 +344,7 @@ for (const engine of ENGINES) {
         .where('id', '=', results[0]?.json().intentId)
         .execute();
       assert.equal(rows.length, 1);
-      const sameKeyOtherTenant = await submit(intent('merge pull request 7', {}, 'globex'), {
+      const sameKeyOtherTenant = await submit(intentPayload('merge pull request 7', {}, 'globex'), {
         ...globex,
         'idempotency-key': 'burst-1',
       });
@@ -360,7 +356,7 @@ for (const engine of ENGINES) {
     });
 
     it('reads intents back by id and lists them newest first with filters; other tenants get 404', async () => {
-      const created = (await submit(intent('merge pull request 9'))).json();
+      const created = (await submit(intentPayload('merge pull request 9'))).json();
       const read = await t.app.inject({
         method: 'GET',
         url: `/v1/intent/${created.intentId}`,
@@ -436,7 +432,7 @@ for (const engine of ENGINES) {
           method: 'POST',
           url: '/intent',
           headers: agent,
-          payload: intent('list open pull requests'),
+          payload: intentPayload('list open pull requests'),
         });
         assert.equal(response.statusCode, 500);
         assert.equal(response.json().error.code, 'AUTHORITY_LOOP_FAILED');
@@ -445,7 +441,7 @@ for (const engine of ENGINES) {
           method: 'POST',
           url: '/intent',
           headers: agent,
-          payload: intent('merge pull request 1'),
+          payload: intentPayload('merge pull request 1'),
         });
         assert.equal(escalated.statusCode, 202, 'no signature needed, no failure');
       } finally {
@@ -478,7 +474,7 @@ describe('POST /intent with the database gone', () => {
         method: 'POST',
         url: '/intent',
         headers,
-        payload: intent('list open pull requests'),
+        payload: intentPayload('list open pull requests'),
       });
       assert.equal(response.statusCode, 503, response.body);
       assert.equal(response.json().error.code, 'SERVICE_UNAVAILABLE');

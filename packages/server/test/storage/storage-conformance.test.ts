@@ -30,6 +30,11 @@ for (const engine of ENGINES) {
           '0002_trust_primitives',
           '0003_tenant_controls',
           '0004_decision_loop',
+          '0005_portal_users_sessions',
+          '0006_webhooks',
+          '0007_approvals',
+          '0008_connectors',
+          '0009_physical',
         ]);
         assert.deepEqual(await fresh.storage.migrate(), []);
         await fresh.storage.ping();
