@@ -1,54 +1,12 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
+import { CLI, type ServeProcess, startServeProcess, stopProcess } from '../helpers/serve-process.js';
 import { connectRedis, dropPrefix, REDIS_URL, uniquePrefix } from './redis-helpers.js';
-
-const CLI = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
-
-interface Server {
-  child: ChildProcess;
-  base: string;
-}
-
-/** Starts `authority serve` on a free port and resolves with its address once it listens. */
-function startServe(dataDir: string, env: Record<string, string>): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'serve', '--port', '0', '--data-dir', dataDir],
-    {
-      env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', AUTHORITY_MASTER_KEY: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let output = '';
-    let errors = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}${errors}`)), 30_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      errors += chunk.toString();
-    });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/[^ ]+) /.exec(output);
-      if (match?.[1] && output.endsWith('\n')) {
-        clearTimeout(timer);
-        resolve({ child, base: match[1] });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}${errors}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 function tally(codes: readonly number[]): Record<number, number> {
   const counts: Record<number, number> = {};
@@ -60,7 +18,7 @@ describe('two server processes on one Redis share one budget', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'authority-limits-'));
   const prefix = uniquePrefix();
   let redis: Redis;
-  let servers: Server[] = [];
+  let servers: ServeProcess[] = [];
   let key = '';
 
   before(async () => {
@@ -79,11 +37,11 @@ describe('two server processes on one Redis share one budget', () => {
     key = (JSON.parse(created.stdout) as { ownerKey: { key: string } }).ownerKey.key;
     const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PER_IP: '7' };
     // One after the other: both apply migrations on start.
-    servers.push(await startServe(dataDir, env));
-    servers.push(await startServe(dataDir, env));
+    servers.push(await startServeProcess(dataDir, env));
+    servers.push(await startServeProcess(dataDir, env));
   });
   after(async () => {
-    await Promise.all(servers.map((server) => stop(server.child)));
+    await Promise.all(servers.map((server) => stopProcess(server.child)));
     servers = [];
     await dropPrefix(redis, prefix);
     redis.disconnect();

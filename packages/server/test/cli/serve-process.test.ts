@@ -1,61 +1,16 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-
-const CLI = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
-
-interface Started {
-  child: ChildProcess;
-  output: string;
-  base: string;
-}
-
-/** Starts `authority serve` and resolves once it prints its listening line (and the demo block, if any). */
-function startServe(dataDir: string): Promise<Started> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'serve', '--port', '0', '--data-dir', dataDir],
-    {
-      env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', AUTHORITY_MASTER_KEY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let output = '';
-    let errors = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}${errors}`)), 30_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      errors += chunk.toString();
-    });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/[^ ]+) /.exec(output);
-      // The demo block, when printed, arrives in the same write as the listening line.
-      if (match?.[1] && output.endsWith('\n')) {
-        clearTimeout(timer);
-        resolve({ child, output, base: match[1] });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}${errors}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  return exited;
-}
+import { startServeProcess, stopProcess } from '../helpers/serve-process.js';
 
 describe('authority serve as a process', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'authority-serve-'));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('prints the demo key and a curl line on the first start, and the key works over HTTP', async () => {
-    const first = await startServe(dataDir);
+    const first = await startServeProcess(dataDir);
     try {
       const key = /Owner API key \(shown once; store it now\): (service_live_[0-9A-Za-z]{43})/.exec(
         first.output,
@@ -79,17 +34,17 @@ describe('authority serve as a process', () => {
       const health = await fetch(`${first.base}/v1/health`);
       assert.equal(health.status, 200);
     } finally {
-      assert.equal(await stop(first.child), 0, 'SIGTERM shuts down cleanly');
+      assert.equal(await stopProcess(first.child), 0, 'SIGTERM shuts down cleanly');
     }
   });
 
   it('prints nothing secret on later starts', async () => {
-    const second = await startServe(dataDir);
+    const second = await startServeProcess(dataDir);
     try {
       assert.doesNotMatch(second.output, /service_live_/);
       assert.doesNotMatch(second.output, /Owner API key/);
     } finally {
-      await stop(second.child);
+      await stopProcess(second.child);
     }
   });
 });

@@ -1,68 +1,23 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { verifyWebhookSignature } from '@authority-runtime/sdk';
 import SqliteDatabase from 'better-sqlite3';
+import { type ServeProcess, startServeProcess, stopProcess } from '../helpers/serve-process.js';
 import { type Receiver, startReceiver } from './receiver.js';
 
-const CLI = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
-
-interface Started {
-  child: ChildProcess;
-  output: string;
-  base: string;
-}
-
-/** Starts `authority serve` on the embedded database and resolves once it prints its listening line. */
-function startServe(dataDir: string): Promise<Started> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'serve', '--port', '0', '--data-dir', dataDir],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: '',
-        AUTHORITY_MASTER_KEY: '',
-        LOG_LEVEL: 'warn',
-        // The receiver listens on 127.0.0.1, which the egress guard opens only on purpose.
-        ALLOW_PRIVATE_EGRESS: '1',
-        WEBHOOK_POLL_MS: '50',
-        WEBHOOK_TIMEOUT_MS: '500',
-        WEBHOOK_RETRY_SCHEDULE_MS: '100,100,100',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let output = '';
-    let errors = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}${errors}`)), 30_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      errors += chunk.toString();
-    });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/[^ ]+) /.exec(output);
-      if (match?.[1] && output.endsWith('\n')) {
-        clearTimeout(timer);
-        resolve({ child, output, base: match[1] });
-      }
-    });
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited (${code ?? signal}): ${output}${errors}`));
-    });
+/** Starts `authority serve` with webhooks on a fast schedule, allowed to reach the 127.0.0.1 receiver. */
+function startServe(dataDir: string): Promise<ServeProcess> {
+  return startServeProcess(dataDir, {
+    // The receiver listens on 127.0.0.1, which the egress guard opens only on purpose.
+    ALLOW_PRIVATE_EGRESS: '1',
+    WEBHOOK_POLL_MS: '50',
+    WEBHOOK_TIMEOUT_MS: '500',
+    WEBHOOK_RETRY_SCHEDULE_MS: '100,100,100',
   });
-}
-
-function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill(signal);
-  return exited;
 }
 
 describe('webhooks survive a killed server process', () => {
@@ -75,7 +30,7 @@ describe('webhooks survive a killed server process', () => {
     receiver = await startReceiver(({ count }) => (count === 0 ? 'hang' : 204));
   });
   after(async () => {
-    for (const child of children) await kill(child, 'SIGKILL');
+    for (const child of children) await stopProcess(child, 'SIGKILL');
     await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -116,7 +71,7 @@ describe('webhooks survive a killed server process', () => {
     assert.equal(((await verified.json()) as { valid: boolean }).valid, false);
 
     await receiver.waitFor(1);
-    await kill(first.child, 'SIGKILL');
+    await stopProcess(first.child, 'SIGKILL');
     assert.equal(first.child.signalCode, 'SIGKILL');
     const held = receiver.received[0];
     assert.ok(held);
@@ -150,7 +105,7 @@ describe('webhooks survive a killed server process', () => {
       assert.equal(status, 'succeeded');
       assert.equal(receiver.received.length, 2, 'delivered once after the restart, nothing more');
     } finally {
-      await kill(second.child, 'SIGTERM');
+      await stopProcess(second.child, 'SIGTERM');
     }
   });
 });
