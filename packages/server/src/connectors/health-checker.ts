@@ -1,3 +1,4 @@
+import { createPoller } from '../background/poller.js';
 import type { Clock } from '../clock.js';
 import type { Storage } from '../storage/database.js';
 import type { Connector } from './connector.js';
@@ -35,43 +36,13 @@ export function createHealthChecker(deps: {
     return claimed.length;
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let round: Promise<void> | undefined;
-  let running = false;
-
-  function schedule(delayMs: number, pollMs: number): void {
-    timer = setTimeout(() => {
-      round = (async () => {
-        try {
-          let full = true;
-          while (running && full) full = (await runOnce()) >= batchSize;
-        } catch (error) {
-          deps.onError(error);
-        }
-      })();
-      void round.then(() => {
-        if (running) schedule(pollMs, pollMs);
-      });
-    }, delayMs);
-    timer.unref();
-  }
+  const poller = createPoller({ runOnce, batchSize, onError: deps.onError });
 
   return {
     runOnce,
 
-    /** Looks for due checks every `pollMs`, starting at once. */
-    start(pollMs: number): void {
-      if (running) return;
-      running = true;
-      schedule(0, pollMs);
-    },
-
-    /** Stops looking and waits for the round in progress. */
-    async stop(): Promise<void> {
-      running = false;
-      clearTimeout(timer);
-      await round;
-    },
+    start: poller.start,
+    stop: poller.stop,
   };
 }
 

@@ -1,3 +1,4 @@
+import { createPoller } from '../background/poller.js';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { type EgressClient, EgressRefusedError, EgressTimeoutError } from '../egress/egress-client.js';
@@ -102,27 +103,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     return claimed.length;
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let round: Promise<void> | undefined;
-  let running = false;
-
-  function schedule(delayMs: number, pollMs: number): void {
-    timer = setTimeout(() => {
-      round = (async () => {
-        try {
-          // A full round means more may be due: go again at once.
-          let full = true;
-          while (running && full) full = (await runOnce()) >= batchSize;
-        } catch (error) {
-          deps.onError(error);
-        }
-      })();
-      void round.then(() => {
-        if (running) schedule(pollMs, pollMs);
-      });
-    }, delayMs);
-    timer.unref();
-  }
+  const poller = createPoller({ runOnce, batchSize, onError: deps.onError });
 
   return {
     runOnce,
@@ -132,19 +113,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       listeners.push(listener);
     },
 
-    /** Polls every `pollMs`, starting at once (deliveries left by a previous process go out first). */
-    start(pollMs: number): void {
-      if (running) return;
-      running = true;
-      schedule(0, pollMs);
-    },
-
-    /** Stops polling and waits for the round in progress to record its attempts. */
-    async stop(): Promise<void> {
-      running = false;
-      clearTimeout(timer);
-      await round;
-    },
+    start: poller.start,
+    stop: poller.stop,
   };
 }
 
