@@ -18,38 +18,14 @@ import type {
   StructuredGoal,
 } from '../packages/server/src/physical/physical-types.js';
 import { machineLine } from './machine.js';
+import { formatMicros, measure, type Stats } from './micro-timer.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '1' } } });
 const seconds = Number(values.seconds);
 
-interface Stats {
-  n: number;
-  median: number;
-  p99: number;
-}
-
-/** Times single calls for about `seconds` (after a short warm-up); latencies in microseconds. */
-function measure(work: (i: number) => unknown, budgetSeconds = seconds, maxSamples = 500_000): Stats {
-  const warmEnd = process.hrtime.bigint() + BigInt(Math.round(Math.min(0.2, budgetSeconds / 5) * 1e9));
-  let i = 0;
-  while (process.hrtime.bigint() < warmEnd) work(i++);
-  const samples: number[] = [];
-  const end = process.hrtime.bigint() + BigInt(Math.round(budgetSeconds * 1e9));
-  while (samples.length < maxSamples) {
-    const t0 = process.hrtime.bigint();
-    work(i++);
-    const t1 = process.hrtime.bigint();
-    samples.push(Number(t1 - t0) / 1e3);
-    if (t1 > end && samples.length >= 20) break;
-  }
-  samples.sort((a, b) => a - b);
-  const at = (q: number) =>
-    samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? Number.NaN;
-  return { n: samples.length, median: at(0.5), p99: at(0.99) };
-}
-
-const us = (value: number) =>
-  (value >= 1000 ? `${(value / 1000).toFixed(2)} ms` : `${value.toFixed(2)} µs`).padStart(9);
+const timed = (work: (i: number) => unknown, budgetSeconds = seconds, maxSamples = 500_000): Stats =>
+  measure(work, budgetSeconds, maxSamples);
+const us = (value: number) => formatMicros(value);
 const cell = (s: Stats) => `median ${us(s.median)}  p99 ${us(s.p99)}  (${s.n} samples)`;
 
 // ---------------------------------------------------------------- goals
@@ -128,7 +104,7 @@ console.log(
   `corpus compile                   ${(Number(process.hrtime.bigint() - compileStart) / 1e6).toFixed(2)} ms`,
 );
 
-const classifyStats = measure((i) => classify(GOALS[i & 1023] as StructuredGoal));
+const classifyStats = timed((i) => classify(GOALS[i & 1023] as StructuredGoal));
 console.log(`classify                         ${cell(classifyStats)}`);
 
 const now = 1_767_225_600_000;
@@ -170,7 +146,7 @@ for (let i = 0; i < 1024; i += 1) {
   const d = decide(i);
   outcomes.set(d.decision, (outcomes.get(d.decision) ?? 0) + 1);
 }
-const decideStats = measure(decide);
+const decideStats = timed(decide);
 console.log(
   `classify + evaluate (default)    ${cell(decideStats)}  outcomes ${JSON.stringify(Object.fromEntries(outcomes))}`,
 );
@@ -183,5 +159,5 @@ const clauses: PhysicalClause[] = Array.from({ length: 2_000 }, (_, i) => ({
   maxStateAgeMs: 1_000,
   safeDefault: 'stop',
 }));
-const uploadStats = measure(() => compilePhysicalPolicy({ clauses }), seconds, 200);
+const uploadStats = timed(() => compilePhysicalPolicy({ clauses }), seconds, 200);
 console.log(`validate + compile 2,000 clauses ${cell(uploadStats)}`);

@@ -19,40 +19,16 @@ import { evaluatePolicy } from '../packages/server/src/policy/evaluate-policy.js
 import type { EvaluationDocument, Rule } from '../packages/server/src/policy/rule.js';
 import { validatePolicy } from '../packages/server/src/policy/validate-policy.js';
 import { machineLine } from './machine.js';
+import { formatMicros, measure, type Stats } from './micro-timer.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '1' } } });
 const seconds = Number(values.seconds);
 
 // ---------------------------------------------------------------- measurement
 
-interface Stats {
-  n: number;
-  median: number;
-  p99: number;
-}
-
-/** Times single calls for about `seconds` (after a short warm-up); latencies in microseconds. */
-function measure(work: (i: number) => unknown, budgetSeconds = seconds, maxSamples = 200_000): Stats {
-  const warmEnd = process.hrtime.bigint() + BigInt(Math.round(Math.min(0.2, budgetSeconds / 5) * 1e9));
-  let i = 0;
-  while (process.hrtime.bigint() < warmEnd) work(i++);
-  const samples: number[] = [];
-  const end = process.hrtime.bigint() + BigInt(Math.round(budgetSeconds * 1e9));
-  while (samples.length < maxSamples) {
-    const t0 = process.hrtime.bigint();
-    work(i++);
-    const t1 = process.hrtime.bigint();
-    samples.push(Number(t1 - t0) / 1e3);
-    if (t1 > end && samples.length >= 20) break;
-  }
-  samples.sort((a, b) => a - b);
-  const at = (q: number) =>
-    samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? Number.NaN;
-  return { n: samples.length, median: at(0.5), p99: at(0.99) };
-}
-
-const us = (value: number) =>
-  (value >= 1000 ? `${(value / 1000).toFixed(2)} ms` : `${value.toFixed(1)} µs`).padStart(9);
+const timed = (work: (i: number) => unknown, budgetSeconds = seconds, maxSamples = 200_000): Stats =>
+  measure(work, budgetSeconds, maxSamples);
+const us = (value: number) => formatMicros(value, 1);
 const cell = (s: Stats) => `median ${us(s.median)}  p99 ${us(s.p99)}`;
 
 // ---------------------------------------------------------------- equivalent policy sets
@@ -208,14 +184,14 @@ for (const size of [10, 100, 1_000]) {
     if (a.decision === 'allow') allow += 1;
   }
 
-  const oursStats = measure((i) => {
+  const oursStats = timed((i) => {
     const { matched } = evaluatePolicy(policy, DOCS[i & 1023] as EvaluationDocument, { explain: false });
     if (matched.length > 0) decide(matched);
   });
-  const explainStats = measure((i) =>
+  const explainStats = timed((i) =>
     evaluatePolicy(policy, DOCS[i & 1023] as EvaluationDocument, { explain: true }),
   );
-  const cedarStats = measure((i) =>
+  const cedarStats = timed((i) =>
     cedar.statefulIsAuthorized(cedarRequest(DOCS[i & 1023] as EvaluationDocument, policySetId)),
   );
 
@@ -261,14 +237,14 @@ for (const size of [10, 100, 1_000]) {
     })),
     env: { NODE_ENV: 'production', REGION: 'eu-west-1' },
   };
-  const stats = measure(() => evaluatePolicy(policy, d, { explain: false }));
+  const stats = timed(() => evaluatePolicy(policy, d, { explain: false }));
   console.log(
     `MATCHES  20 rules (10 on args.steps[*].run, 10 bare args), ~${JSON.stringify(d.args).length} B args: ${cell(stats)}`,
   );
-  const floor = measure(() => matchFloor(d.proposedAction, d.args));
+  const floor = timed(() => matchFloor(d.proposedAction, d.args));
   console.log(`floor    matchFloor on the same document (no hit, full scan): ${cell(floor)}`);
   const bigArgs = { blob: 'lorem ipsum dolor sit amet '.repeat(2400) };
-  const bigFloor = measure(() => matchFloor('merge pull request 42', bigArgs), seconds, 2_000);
+  const bigFloor = timed(() => matchFloor('merge pull request 42', bigArgs), seconds, 2_000);
   console.log(
     `floor    matchFloor on a ${JSON.stringify(bigArgs).length} B args string (no hit): ${cell(bigFloor)}`,
   );
@@ -290,7 +266,7 @@ for (const size of [10, 100, 1_000]) {
   const d = docAt(0);
   d.args = { s: `${'a'.repeat(100_000)}!` };
   if (evaluatePolicy(policy, d, { explain: false }).matched.length !== 0) throw new Error('unexpected match');
-  const stats = measure(() => evaluatePolicy(policy, d, { explain: false }), seconds, 200);
+  const stats = timed(() => evaluatePolicy(policy, d, { explain: false }), seconds, 200);
   console.log(
     `(a+)+$   bare-args MATCHES on 100,000 'a' + '!' (no match): ${cell(stats)} over ${stats.n} runs`,
   );
