@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SERVER_CHECKPOINT_MS } from '../packages/server/src/cli/context.js';
 import { systemClock } from '../packages/server/src/clock.js';
 import { loadConfig } from '../packages/server/src/config/config.js';
 import { type App, buildServer } from '../packages/server/src/http/build-server.js';
@@ -20,7 +21,8 @@ export interface EmbeddedServer {
 /** The service on a fresh embedded SQLite database in a temporary directory, listening on a free port. */
 export async function startEmbeddedServer(): Promise<EmbeddedServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'authority-bench-'));
-  const storage = openStorage({ sqliteFile: path.join(dir, 'bench.db') });
+  // As `authority serve` opens it: WAL checkpoints in a worker thread.
+  const storage = openStorage({ sqliteFile: path.join(dir, 'bench.db'), backgroundCheckpointMs: SERVER_CHECKPOINT_MS });
   await storage.migrate();
   const { ownerKey } = await createTenantService(storage, systemClock).create({
     id: 'bench',

@@ -5,13 +5,23 @@ export interface GlobalFlags extends ConfigFlags {
   demo?: boolean;
 }
 
-/** Loads the configuration and opens the database the command works on. */
-export function openContext(flags: GlobalFlags): { config: Config; storage: Storage } {
+/** How often a server checkpoints the embedded database's WAL from its worker thread. */
+export const SERVER_CHECKPOINT_MS = 500;
+
+/**
+ * Loads the configuration and opens the database the command works on; a `server` keeps WAL
+ * checkpoints off its event loop.
+ */
+export function openContext(
+  flags: GlobalFlags,
+  use: 'command' | 'server' = 'command',
+): { config: Config; storage: Storage } {
   const config = loadConfig(process.env, flags);
   const storage = openStorage({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     sqliteSynchronous: config.sqliteSynchronous,
+    ...(use === 'server' ? { backgroundCheckpointMs: SERVER_CHECKPOINT_MS } : {}),
   });
   return { config, storage };
 }

@@ -12,7 +12,7 @@ function displayHost(host: string): string {
 
 /** `authority serve`: migrate when embedded, listen, print the demo credentials on a first start. */
 export async function serve(flags: GlobalFlags): Promise<void> {
-  const { config, storage } = openContext(flags);
+  const { config, storage } = openContext(flags, 'server');
   const masterKey = resolveMasterKey(config);
   // The embedded default migrates itself; in server mode `authority migrate` is a deployment step,
   // but applying pending migrations here too keeps a single-instance set-up to one command.

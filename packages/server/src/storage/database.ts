@@ -12,6 +12,7 @@ import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { migrateToLatest } from './migrations.js';
 import type { Database } from './schema.js';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -43,6 +44,12 @@ export interface StorageOptions {
   poolSize?: number;
   /** SQLite `synchronous` pragma: NORMAL (default, survives process crashes) or FULL (power loss too). */
   sqliteSynchronous?: 'NORMAL' | 'FULL';
+  /**
+   * SQLite only: run WAL checkpoints in a worker thread every this many milliseconds instead of
+   * inline in the commit that crosses the threshold (which stalls the event loop for the copy and
+   * its fsync). For long-running servers; short-lived commands keep the inline default.
+   */
+  backgroundCheckpointMs?: number;
 }
 
 const INT8_OID = 20;
@@ -95,6 +102,18 @@ function openSqlite(options: StorageOptions): Storage {
   database.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
+  let checkpointer: WalCheckpointer | undefined;
+  if (options.backgroundCheckpointMs !== undefined) {
+    database.pragma('wal_autocheckpoint = 0');
+    checkpointer = startWalCheckpointer({
+      file,
+      intervalMs: options.backgroundCheckpointMs,
+      // Fall back to checkpoints in the commit path rather than let the WAL grow.
+      onFailure: () => {
+        if (database.open) database.pragma('wal_autocheckpoint = 1000');
+      },
+    });
+  }
   // Kysely prepares every statement anew; better-sqlite3 statements are reusable, so keep the
   // recent ones (the hot path runs the same dozen statements for every decision).
   const statements = new LRUCache<string, SqliteDatabase.Statement>({ max: 500 });
@@ -132,6 +151,7 @@ function openSqlite(options: StorageOptions): Storage {
       return (await migrateToLatest(db as Kysely<unknown>, 'sqlite')).applied;
     },
     async close() {
+      await checkpointer?.stop();
       await db.destroy();
     },
   };
