@@ -15,6 +15,8 @@ import { createIntentReads } from './intent/intent-reads.js';
 import { createPolicyStore } from './intent/policy-store.js';
 import { createThresholdsStore } from './intent/thresholds-store.js';
 import { createPhysicalInfra } from './physical-infra/index.js';
+import { createPhysicalIssuance } from './physical-infra/physical-issuance.js';
+import { createPhysicalPolicyStore } from './physical-infra/physical-policy-store.js';
 import { createPortalService } from './portal/portal-service.js';
 import type { Storage } from './storage/database.js';
 import { createAuthenticator } from './tenancy/authenticator.js';
@@ -80,6 +82,8 @@ export function createServices(deps: ServiceDeps) {
     timeoutMs: config.connectorTimeoutMs,
     onError: deps.onBackgroundError,
   });
+  const physical = createPhysicalInfra({ storage, clock, secretBox, idempotency, config });
+  const physicalPolicies = createPhysicalPolicyStore({ storage, clock });
   return {
     authenticator,
     tenantAccess,
@@ -89,7 +93,9 @@ export function createServices(deps: ServiceDeps) {
     controls,
     policies,
     idempotency,
-    physical: createPhysicalInfra({ storage, clock, secretBox, idempotency, config }),
+    physical,
+    physicalPolicies,
+    physicalIssuance: createPhysicalIssuance({ storage, clock, ...physical, policies: physicalPolicies }),
     decisionLoop: createDecisionLoop({
       storage,
       clock,

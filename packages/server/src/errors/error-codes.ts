@@ -30,6 +30,13 @@ export const ERROR_CODES = {
     message: "The actor is not on the tenant's roster",
   },
   NOT_FOUND: { status: 404, physical: 'not_found', message: 'The resource does not exist' },
+  // A physical DENY (contract §9): 422, or 423 when an audit-gap clause decided; one wire code.
+  POLICY_DENIED: { status: 422, physical: 'policy_denied', message: 'The policy denied the request' },
+  POLICY_DENIED_AUDIT_GAP: {
+    status: 423,
+    physical: 'policy_denied',
+    message: 'The policy denied the request: the audit trail has a gap',
+  },
   CONFLICT: { status: 409, physical: 'conflict', message: 'The request conflicts with the current state' },
   PAYLOAD_TOO_LARGE: {
     status: 413,

@@ -42,7 +42,9 @@ import { intentRoutes } from './routes/intents.js';
 import { ipAllowlistRoutes } from './routes/ip-allowlist.js';
 import { jwksRoutes } from './routes/jwks.js';
 import { keyRoutes } from './routes/keys.js';
+import { physicalAuthorityRoutes } from './routes/physical-authority.js';
 import { physicalInfraRoutes } from './routes/physical-infra.js';
+import { physicalPolicyRoutes } from './routes/physical-policy.js';
 import { policyRoutes } from './routes/policy.js';
 import { portalRoutes } from './routes/portal.js';
 import { tenantRoutes } from './routes/tenant.js';
@@ -259,6 +261,8 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(webhookRoutes, { services });
   await app.register(connectorRoutes, { services });
   await app.register(physicalInfraRoutes, { services });
+  await app.register(physicalAuthorityRoutes, { services, metrics });
+  await app.register(physicalPolicyRoutes, { services });
   countWebhookDeliveries(metrics.registry, services.webhookWorker);
   countConnectorExecutions(metrics.registry, services.connectors);
   observeDecisionCommits(metrics.registry, services.decisionLoop);

@@ -328,6 +328,7 @@ export interface DomainTables {
   physical_verifications: PhysicalVerificationsTable;
   physical_revocations: PhysicalRevocationsTable;
   physical_tickets: PhysicalTicketsTable;
+  physical_policies: PhysicalPoliciesTable;
 }
 
 /** The physical surface's RS256 keys, shared by every tenant; no tenant column by design. */
@@ -440,4 +441,19 @@ export interface PhysicalTicketsTable {
   expires_at: number;
   created_at: number;
   consumed_at: number | null;
+}
+
+/** Uploaded physical policies, versioned per tenant (1, 2, …); at most one active per tenant. */
+export interface PhysicalPoliciesTable {
+  tenant_id: string;
+  version: number;
+  /** UUIDv7 of the upload (`id` of the upload's answer). */
+  id: string;
+  /** JSON: the validated document (known fields only). */
+  document: string;
+  /** 1 for the tenant's active version, else 0. */
+  active: number;
+  created_at: number;
+  created_by: string;
+  activated_at: number | null;
 }

@@ -413,7 +413,55 @@ const TENANT_CASES: Record<string, Case> = {
     expectStatus(await asB('GET', '/v1/physical/revocations?since=0'), 200),
   'POST /physical/snapshots': async ({ asB }) =>
     expectStatus(await asB('POST', '/v1/physical/snapshots', { payload: { physicalState: {} } }), 200),
+  'POST /physical/classify': async ({ asB }) =>
+    expectStatus(await asB('POST', '/v1/physical/classify', { payload: { goal: PHYSICAL_GOAL } }), 200),
+  // A's actor is not on B's roster, and a key A used is B's own: B never gets A's stored answer.
+  'POST /physical/authority-tokens': async ({ t, a, b, asB }) => {
+    const body = physicalTokenBody(PHYSICAL_GOAL);
+    const headers = { 'idempotency-key': 'alpha-shared-key' };
+    const mine = await t.app.inject({
+      method: 'POST',
+      url: '/v1/physical/authority-tokens',
+      headers: { ...a.owner, ...headers },
+      payload: body,
+    });
+    expectStatus(mine, 422, 'policy_denied');
+    const res = await asB('POST', '/v1/physical/authority-tokens', {
+      payload: body,
+      headers: { ...b, ...headers },
+    });
+    expectStatus(res, 403, 'actor_not_registered');
+  },
+  'GET /physical/policy': async ({ asA, asB }) => {
+    const policy = {
+      description: 'alpha-marker-policy',
+      clauses: [{ id: 'alpha-marker-clause', effect: 'allow', safeDefault: 'stop' }],
+    };
+    expectStatus(await asA('POST', '/v1/physical/policy', { policy, activate: true }), 200);
+    const res = await asB('GET', '/v1/physical/policy');
+    expectStatus(res, 200);
+    assert.equal(res.json().version, 0);
+  },
+  'POST /physical/policy': async ({ asA, asB }) => {
+    const before = (await asA('GET', '/v1/physical/policy')).json();
+    const policy = { clauses: [{ id: 'bravo-clause', effect: 'allow', safeDefault: 'stop' }] };
+    expectStatus(await asB('POST', '/v1/physical/policy', { payload: { policy, activate: true } }), 200);
+    assert.deepEqual((await asA('GET', '/v1/physical/policy')).json(), before);
+  },
 };
+
+/** A goal of A's registered robot (`alpha-marker-robot`), and an issuance request for it. */
+const PHYSICAL_GOAL = {
+  schema: 'robot.manipulation',
+  verb: 'pick',
+  object: 'tote',
+  actor: { kind: 'robot', identifier: 'alpha-marker-robot' },
+};
+const physicalTokenBody = (goal: typeof PHYSICAL_GOAL) => ({
+  intent: { structuredGoal: goal },
+  dagNode: { nodeId: 'node-1', oiCode: 'OI-1502', deadlineMs: 1_000, safeDefault: 'stop' },
+  claims: { actorIdentity: goal.actor.identifier, deadlineMs: 1_000, safeDefault: 'stop' },
+});
 
 /** Portal routes act on the caller's own session only. */
 const PORTAL_CASES: Record<string, Case> = {

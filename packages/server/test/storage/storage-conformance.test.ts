@@ -35,6 +35,7 @@ for (const engine of ENGINES) {
           '0007_approvals',
           '0008_connectors',
           '0009_physical',
+          '0010_physical_policy',
         ]);
         assert.deepEqual(await fresh.storage.migrate(), []);
         await fresh.storage.ping();
