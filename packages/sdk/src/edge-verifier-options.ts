@@ -7,6 +7,7 @@ import {
   remoteJwks,
 } from './jwks.js';
 import { isRecord } from './keys.js';
+import { AUTHORITY_ISSUER } from './verify.js';
 
 /** Options of {@link EdgeVerifier}. Durations are in milliseconds. */
 export interface EdgeVerifierOptions {
@@ -32,9 +33,8 @@ export interface EdgeVerifierOptions {
    */
   jwks?: PinnedKeys;
   /**
-   * When set, a token's `iss` must equal it exactly (else `SIGNATURE_VERIFICATION_FAILED`). Not
-   * checked by default: document 02 says `iss` is the service's public base address, which an edge
-   * reaching the service through a proxy cannot derive from `baseUrl`.
+   * The `iss` a token must carry exactly (else `SIGNATURE_VERIFICATION_FAILED`); default
+   * `service-authority`, the issuer the service writes into physical tokens (contract: wire names).
    */
   issuer?: string;
   /** How long verification keeps working without a successful sync (default 30 000). */
@@ -73,7 +73,7 @@ export interface EdgeSettings {
   /** The key source, and whether `sync()` must load it (a remote JWKS). */
   keys: KeySource;
   remoteKeys: RemoteKeySource | undefined;
-  issuer: string | undefined;
+  issuer: string;
   offlineWindowMs: number;
   clockSkewMs: number;
   syncIntervalMs: number;
@@ -163,7 +163,7 @@ export function edgeSettings(options: EdgeVerifierOptions): EdgeSettings {
     actorIdentity: options.actorIdentity,
     keys,
     remoteKeys,
-    issuer: options.issuer,
+    issuer: options.issuer ?? AUTHORITY_ISSUER,
     offlineWindowMs,
     clockSkewMs,
     syncIntervalMs,

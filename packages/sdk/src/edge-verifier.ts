@@ -249,7 +249,7 @@ export class EdgeVerifier {
     if (claims.aud !== EDGE_VERIFIER_AUDIENCE) {
       return { result: reject('SIGNATURE_VERIFICATION_FAILED', `aud is not ${EDGE_VERIFIER_AUDIENCE}`) };
     }
-    if (s.issuer !== undefined && claims.iss !== s.issuer) {
+    if (claims.iss !== s.issuer) {
       return { result: reject('SIGNATURE_VERIFICATION_FAILED', 'iss is not the configured issuer') };
     }
     // From here on the jti is the service's own: results are reportable.

@@ -9,7 +9,7 @@ import { parseRevocationPage, REVOCATIONS_PAGE_LIMIT, RevocationList } from '../
 
 function claims(): Record<string, unknown> & { service: Record<string, unknown> } {
   return {
-    iss: 'https://authority.example.com',
+    iss: 'service-authority',
     sub: 'devid:arm-7',
     aud: 'service-edge-verifier',
     iat: 1_750_000_000,

@@ -263,7 +263,7 @@ async function issue(spec: TokenSpec = {}): Promise<{ token: string; jti: string
   const jti = spec.jti ?? randomUUID();
   const iat = Math.floor(issuedAtMs / 1000);
   const payload = {
-    iss: 'https://authority.example.com',
+    iss: 'service-authority',
     sub: actorIdentity,
     aud: EDGE_VERIFIER_AUDIENCE,
     iat,
@@ -474,11 +474,11 @@ describe('EdgeVerifier: verification', () => {
     assertRejected(await edge.verify(42), 'TOKEN_MALFORMED');
   });
 
-  it('checks iss only when an issuer is configured', async () => {
+  it('requires iss service-authority by default, or exactly the configured issuer', async () => {
     const { token } = await issue();
-    const pinned = verifier({ issuer: 'https://authority.example.com' });
-    await pinned.sync();
-    assertValid(await pinned.verify(token));
+    const byDefault = verifier();
+    await byDefault.sync();
+    assertValid(await byDefault.verify(token));
     const other = verifier({ issuer: 'https://elsewhere.example.com' });
     await other.sync();
     assertRejected(await other.verify(token), 'SIGNATURE_VERIFICATION_FAILED');
