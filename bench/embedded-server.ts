@@ -22,7 +22,10 @@ export interface EmbeddedServer {
 export async function startEmbeddedServer(): Promise<EmbeddedServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'authority-bench-'));
   // As `authority serve` opens it: WAL checkpoints in a worker thread.
-  const storage = openStorage({ sqliteFile: path.join(dir, 'bench.db'), backgroundCheckpointMs: SERVER_CHECKPOINT_MS });
+  const storage = openStorage({
+    sqliteFile: path.join(dir, 'bench.db'),
+    backgroundCheckpointMs: SERVER_CHECKPOINT_MS,
+  });
   await storage.migrate();
   const { ownerKey } = await createTenantService(storage, systemClock).create({
     id: 'bench',

@@ -270,7 +270,7 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     externalSignerTimeoutMs: timer('EXTERNAL_SIGNER_TIMEOUT_MS', 2_000, 100, 60_000),
     checkpointIntervalMs: timer('CHECKPOINT_INTERVAL_MS', 60_000, 10, 86_400_000),
     floorAgreementVersion: nonEmpty(env.FLOOR_AGREEMENT_VERSION) ?? '2026-01',
-    idempotencyWaitMs: timer('IDEMPOTENCY_WAIT_MS', 5_000, 0, 60_000),
+    idempotencyWaitMs: timer('IDEMPOTENCY_WAIT_MS', 10_000, 0, 60_000),
     webhookRetryScheduleMs:
       scheduleRaw === undefined
         ? [...DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS]

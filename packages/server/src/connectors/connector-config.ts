@@ -60,18 +60,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function unknownMembers(
-  value: Record<string, unknown>,
-  allowed: readonly string[],
-  issues: ValidationIssue[],
-): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) {
-      issues.push({ path: `/config/${key}`, message: `config of this type has no member ${key}` });
-    }
-  }
-}
-
 /** An absolute http(s) URL without user name or password, or an issue at `path`. */
 export function checkUrlSyntax(raw: unknown, path: string, issues: ValidationIssue[]): string | undefined {
   const problem = `${path.split('/').pop()} must be an absolute http or https URL of at most ${MAX_URL_LENGTH} characters`;
@@ -101,7 +89,6 @@ export function checkUrlSyntax(raw: unknown, path: string, issues: ValidationIss
 }
 
 function parseHttp(config: Record<string, unknown>, issues: ValidationIssue[]): ConnectorConfig | undefined {
-  unknownMembers(config, ['url', 'healthUrl', 'headers'], issues);
   const url = checkUrlSyntax(config.url, '/config/url', issues);
   const healthUrl =
     config.healthUrl === undefined ? null : checkUrlSyntax(config.healthUrl, '/config/healthUrl', issues);
@@ -146,7 +133,6 @@ function parseGithub(
   config: Record<string, unknown>,
   issues: ValidationIssue[],
 ): ConnectorConfig | undefined {
-  unknownMembers(config, ['token', 'baseUrl'], issues);
   const baseUrl =
     config.baseUrl === undefined
       ? DEFAULT_GITHUB_BASE_URL
@@ -177,10 +163,7 @@ export function parseConnectorConfig(
   let parsed: ConnectorConfig | undefined;
   if (type === 'http') parsed = parseHttp(config, issues);
   else if (type === 'github') parsed = parseGithub(config, issues);
-  else {
-    unknownMembers(config, [], issues);
-    parsed = { type: 'noop', settings: {}, secrets: null };
-  }
+  else parsed = { type: 'noop', settings: {}, secrets: null };
   if (issues.length > 0 || parsed === undefined) return { ok: false, issues };
   return { ok: true, config: parsed };
 }

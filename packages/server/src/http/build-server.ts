@@ -101,7 +101,8 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     requestIdHeader: false,
     rewriteUrl: (req) => stripVersionPrefix(req.url ?? '/'),
     trustProxy: false,
-    return503OnClosing: true,
+    // While closing, requests get 503 in our envelope (the onRequest hook below), not Fastify's.
+    return503OnClosing: false,
     // Errors Fastify raises before routing (a malformed URL) bypass setErrorHandler; render them here.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
@@ -172,8 +173,16 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     recordRoute(registeredRoutes, route.method, route.url, route.config.access);
   });
 
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down');
+    }
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
     request.principal = await checkAccess(request, reply, accessControl, access);

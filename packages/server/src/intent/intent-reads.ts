@@ -63,8 +63,8 @@ export function createIntentReads(deps: { storage: Storage; clock: Clock }) {
     },
 
     async list(tenantId: string, query: IntentQuery): Promise<{ intents: IntentView[]; hasMore: boolean }> {
-      const records = await intentRepository.list(db, tenantId, query);
       const now = deps.clock();
+      const records = await intentRepository.list(db, tenantId, { ...query, now });
       return {
         intents: records.slice(0, query.limit).map((record) => toView(record, now)),
         hasMore: records.length > query.limit,

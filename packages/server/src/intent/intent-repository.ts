@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Database, IntentsTable } from '../storage/schema.js';
 
 export type IntentDecision = 'APPROVED' | 'ESCALATED' | 'DENIED';
@@ -169,15 +169,12 @@ export const intentRepository = {
       .where('tenant_id', '=', tenantId)
       .where('escalation_id', 'is not', null);
     const { status, now } = query;
+    const lapsed = (eb: ExpressionBuilder<Database, 'intents'>) =>
+      eb.and([eb('review_state', '=', 'PENDING'), eb('approval_expires_at', '<=', now)]);
     if (status === 'pending') {
       select = select.where('review_state', '=', 'PENDING').where('approval_expires_at', '>', now);
     } else if (status === 'expired') {
-      select = select.where((eb) =>
-        eb.or([
-          eb('status', '=', 'EXPIRED'),
-          eb.and([eb('review_state', '=', 'PENDING'), eb('approval_expires_at', '<=', now)]),
-        ]),
-      );
+      select = select.where((eb) => eb.or([eb('status', '=', 'EXPIRED'), lapsed(eb)]));
     } else if (status !== undefined) {
       select = select.where(
         'status',
@@ -212,9 +209,23 @@ export const intentRepository = {
   },
 
   /** Newest first; one row more than `limit` tells the caller there is a next page. */
-  async list(db: Kysely<Database>, tenantId: string, query: IntentQuery): Promise<IntentRecord[]> {
+  async list(
+    db: Kysely<Database>,
+    tenantId: string,
+    query: IntentQuery & { now: number },
+  ): Promise<IntentRecord[]> {
     let select = db.selectFrom('intents').selectAll().where('tenant_id', '=', tenantId);
-    if (query.status !== undefined) select = select.where('status', '=', query.status);
+    const { status, now } = query;
+    // A pending escalation past its deadline reads as EXPIRED before the sweep writes it down.
+    const lapsed = (eb: ExpressionBuilder<Database, 'intents'>) =>
+      eb.and([eb('review_state', '=', 'PENDING'), eb('approval_expires_at', '<=', now)]);
+    if (status === 'EXPIRED') {
+      select = select.where((eb) => eb.or([eb('status', '=', 'EXPIRED'), lapsed(eb)]));
+    } else if (status === 'ESCALATED') {
+      select = select.where('status', '=', 'ESCALATED').where((eb) => eb.not(lapsed(eb)));
+    } else if (status !== undefined) {
+      select = select.where('status', '=', status);
+    }
     if (query.actorId !== undefined) select = select.where('actor_id', '=', query.actorId);
     if (query.targetSystem !== undefined) select = select.where('target_system', '=', query.targetSystem);
     if (query.before !== undefined) select = select.where('id', '<', query.before);

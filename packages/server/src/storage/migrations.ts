@@ -342,6 +342,15 @@ function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
         // and the expiry sweep filter without parsing the approval JSON.
         await db.schema.alterTable('intents').addColumn('approval_queue', 'text').execute();
         await db.schema.alterTable('intents').addColumn('approval_expires_at', millis).execute();
+        // Escalations recorded before this migration get the two columns from their approval JSON.
+        const escalations = await sql<{ tenant_id: string; id: string; approval: string }>`
+          select tenant_id, id, approval from intents where approval is not null`.execute(db);
+        for (const row of escalations.rows) {
+          const approval = JSON.parse(row.approval) as { queue: string; expiresAt: string };
+          await sql`update intents set approval_queue = ${approval.queue},
+            approval_expires_at = ${Date.parse(approval.expiresAt)}
+            where tenant_id = ${row.tenant_id} and id = ${row.id}`.execute(db);
+        }
         await db.schema
           .createIndex('intents_review_idx')
           .on('intents')
@@ -586,6 +595,8 @@ export async function migrateToLatest(
   db: Kysely<unknown>,
   dialect: SqlDialect,
   schema?: string,
+  /** Stop after this migration (tests of a migration's data step); the latest when omitted. */
+  upTo?: string,
 ): Promise<MigrationOutcome> {
   const migrator = new Migrator({
     db,
@@ -593,7 +604,7 @@ export async function migrateToLatest(
     // Kysely looks its bookkeeping tables up across schemas; pin them to ours.
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
 }

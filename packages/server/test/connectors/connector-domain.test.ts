@@ -49,7 +49,6 @@ describe('connector config', () => {
         ['/config/headers/x-a'],
       ],
       [{ url: 'https://x.example.com', headers: { 'x-a': 5 } }, ['/config/headers/x-a']],
-      [{ url: 'https://x.example.com', extra: true }, ['/config/extra']],
     ];
     for (const [config, paths] of cases) {
       const parsed = parseConnectorConfig('http', config);
@@ -94,12 +93,13 @@ describe('connector config', () => {
     }
   });
 
-  it('takes an empty noop config and nothing else', () => {
-    assert.deepEqual(parseConnectorConfig('noop', {}), {
-      ok: true,
-      config: { type: 'noop', settings: {}, secrets: null },
-    });
-    assert.equal(parseConnectorConfig('noop', { url: 'https://x.example.com' }).ok, false);
+  it('takes an empty noop config; unknown members are ignored, never stored (contract §4.1)', () => {
+    const empty = { ok: true, config: { type: 'noop', settings: {}, secrets: null } };
+    assert.deepEqual(parseConnectorConfig('noop', {}), empty);
+    assert.deepEqual(parseConnectorConfig('noop', { url: 'https://x.example.com' }), empty);
+    const http = parseConnectorConfig('http', { url: 'https://x.example.com', extra: true });
+    assert.equal(http.ok, true);
+    assert.ok(http.ok && !JSON.stringify(http.config).includes('extra'));
     assert.equal(parseConnectorConfig('noop', null).ok, false);
   });
 

@@ -510,13 +510,16 @@ for (const engine of ENGINES) {
         });
         assert.equal(keys.statusCode, 200, keys.body);
         // The name defaults to the id; enterprise takes its rate limit.
+        const unnamed = await admin('POST', '/v1/admin/tenants', { id: 'massive', plan: 'enterprise' });
+        assert.equal(unnamed.statusCode, 400, 'name is part of the body (contract §2)');
         const ent = await admin('POST', '/v1/admin/tenants', {
           id: 'massive',
+          name: 'Massive Dynamic',
           plan: 'enterprise',
           rateLimitPerMinute: 5000,
         });
         assert.equal(ent.statusCode, 201, ent.body);
-        assert.equal(ent.json().tenant.name, 'massive');
+        assert.equal(ent.json().tenant.name, 'Massive Dynamic');
         assert.equal(ent.json().tenant.rateLimitPerMinute, 5000);
       });
 
@@ -551,9 +554,20 @@ for (const engine of ENGINES) {
       });
 
       test('a duplicate id: 409 CONFLICT', async () => {
-        assert.equal((await admin('POST', '/admin/tenants', { id: 'dup-co', plan: 'pro' })).statusCode, 201);
-        assertError(await admin('POST', '/admin/tenants', { id: 'dup-co', plan: 'free' }), 409, 'CONFLICT');
-        assertError(await admin('POST', '/admin/tenants', { id: 'acme', plan: 'pro' }), 409, 'CONFLICT');
+        assert.equal(
+          (await admin('POST', '/admin/tenants', { id: 'dup-co', name: 'Dup Co', plan: 'pro' })).statusCode,
+          201,
+        );
+        assertError(
+          await admin('POST', '/admin/tenants', { id: 'dup-co', name: 'Dup Co', plan: 'free' }),
+          409,
+          'CONFLICT',
+        );
+        assertError(
+          await admin('POST', '/admin/tenants', { id: 'acme', name: 'Acme', plan: 'pro' }),
+          409,
+          'CONFLICT',
+        );
         const owners = await t.storage.db
           .selectFrom('api_keys')
           .select('id')
@@ -595,7 +609,10 @@ for (const engine of ENGINES) {
       });
 
       test('PATCH /admin/tenants/:id changes the plan; an unknown tenant is 404', async () => {
-        assert.equal((await admin('POST', '/admin/tenants', { id: 'patchy', plan: 'free' })).statusCode, 201);
+        assert.equal(
+          (await admin('POST', '/admin/tenants', { id: 'patchy', name: 'Patchy', plan: 'free' })).statusCode,
+          201,
+        );
         const pro = await admin('PATCH', '/admin/tenants/patchy', { plan: 'pro' });
         assert.equal(pro.statusCode, 200, pro.body);
         assert.equal(pro.json().plan, 'pro');

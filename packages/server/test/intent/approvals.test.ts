@@ -261,6 +261,12 @@ for (const engine of ENGINES) {
 
       const shown = await read(swept.intentId);
       assert.equal(shown.status, 'EXPIRED', 'expiry is computed on read');
+      const listed = async (status: string) =>
+        (await t.app.inject({ method: 'GET', url: `/intents?status=${status}&limit=200`, headers: owner }))
+          .json()
+          .intents.map((i: { intentId: string }) => i.intentId);
+      assert.ok((await listed('EXPIRED')).includes(swept.intentId), 'the status filter computes expiry too');
+      assert.ok(!(await listed('ESCALATED')).includes(swept.intentId));
       assert.equal(shown.approval.status, 'expired');
       const late = await decide(approver, { intentId: swept.intentId, decision: 'approve' });
       assert.equal(late.statusCode, 409);
@@ -313,6 +319,7 @@ for (const engine of ENGINES) {
         };
       };
       const pending = await list('?status=pending');
+      assert.deepEqual((await list('')).approvals, pending.approvals, 'status defaults to pending');
       assert.deepEqual(
         pending.approvals.map((e) => e.intentId),
         [c.intentId, b.intentId, a.intentId],

@@ -29,7 +29,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ tenants: TenantService }> 
         body: Type.Object(
           {
             id: Type.String(),
-            name: Type.Optional(Type.String()),
+            name: Type.String({ minLength: 1, maxLength: 200 }),
             plan: Type.String(),
             rateLimitPerMinute: Type.Optional(Type.Integer()),
           },

@@ -120,7 +120,12 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       const { cursor, status, queue } = request.query;
       const before = decodeIdCursor(cursor);
       const limit = request.query.limit ?? 50;
-      const page = await approvals.list(principalOf(request).tenantId, { status, queue, before, limit });
+      const page = await approvals.list(principalOf(request).tenantId, {
+        status: status ?? 'pending',
+        queue,
+        before,
+        limit,
+      });
       const last = page.approvals[page.approvals.length - 1];
       return {
         approvals: page.approvals,

@@ -76,7 +76,8 @@ export const connectorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
             }),
             autoExecute: Type.Optional(
               Type.Boolean({
-                description: 'Execute approved intents for the target at once (default false)',
+                description:
+                  'Execute approved intents for the target after their decision commits (default false)',
               }),
             ),
           },
