@@ -11,7 +11,8 @@
  * Firing: deny and escalate clauses fire when every condition holds; a condition on a *failing*
  * predicate (read-predicate.ts) counts as holding: the hazard is assumed present. An allow clause
  * fires when every condition holds on trusted values; a failing predicate never satisfies it. An
- * audit-gap clause fires when any predicate it names is failing, or when all its conditions hold.
+ * audit-gap clause fires when any predicate it names is stale, missing, unavailable or failing,
+ * never on the values it reads (contract §9: it reports a gap in the evidence).
  * Untrustworthy input therefore always moves the outcome toward the more severe side.
  *
  * Outcome, most severe first:
@@ -92,6 +93,7 @@ interface Firing {
   effect: ClauseEffect;
   order: number;
   safeDefault: SafeDefault;
+  /** The clause's own `citations`: named in a DENY's details, never in a token. */
   citations: readonly string[];
 }
 
@@ -157,9 +159,16 @@ function clauseFires(
   const readings = conditions.map((condition) =>
     readPredicate(state, reserved, condition.predicate, options),
   );
-  const failing = readings.filter((reading) => reading.failing);
-  if (clause.effect === 'audit-gap' && failing.length > 0) {
-    return { fires: true, facts: failing.map((r) => `${r.account}: audit gap`) };
+  // An audit-gap clause reports missing evidence, never a state: it fires when a predicate it names
+  // is stale, missing or unavailable (or, when it requires safety-rated input, untrusted or
+  // unrated), whatever the values of the predicates it can read.
+  if (clause.effect === 'audit-gap') {
+    const gaps = readings.filter(
+      (reading) => reading.failing || reading.status === 'missing' || reading.status === 'unavailable',
+    );
+    return gaps.length > 0
+      ? { fires: true, facts: gaps.map((r) => `${r.account}: audit gap`) }
+      : { fires: false, facts: [] };
   }
   const holds = conditions.every((condition, i) =>
     conditionHolds(condition, readings[i] as PredicateReading, restrictive),
@@ -260,21 +269,27 @@ export function evaluatePhysical(input: PhysicalEvaluationInput): PhysicalDecisi
   }
   firings.push(...[...tenantFired.values()].sort((a, b) => a.order - b.order));
 
-  const citations = new Set<string>([
-    ...classification.safetyCitations,
-    ...(input.callerSafetyCitations ?? []),
-  ]);
-  for (const firing of firings) for (const citation of firing.citations) citations.add(citation);
-  const safetyCitations = [...citations].sort();
-  const safetyBit =
-    (input.callerSafetyBit ?? false) || classification.safetyBit || safetyCitations.length > 0;
+  // Contract §9: the OR of the caller's bit (omitted counts as false) and the classifier's, and
+  // their citations merged; a DENY adds the citations of the restrictive clauses that fired.
+  const safetyCitations = [
+    ...new Set([...classification.safetyCitations, ...(input.callerSafetyCitations ?? [])]),
+  ].sort();
+  const safetyBit = (input.callerSafetyBit ?? false) || classification.safetyBit;
 
   const clauseIds = firings.map((firing) => firing.id);
   const base = { oiCode: classification.oiCode, hypotheses, safetyBit, safetyCitations, reasons };
   const deny = (deciding: Firing | undefined, auditGap: boolean): PhysicalDecision => {
     const clauseId = deciding?.id ?? DEFAULT_DENY_CLAUSE_ID;
+    // A refusal also cites the safety categories of the restrictive clauses that fired.
+    const cited = new Set(safetyCitations);
+    for (const firing of firings) {
+      if (firing.effect === 'deny' || firing.effect === 'audit-gap')
+        for (const c of firing.citations) cited.add(c);
+    }
     return {
       ...base,
+      safetyBit: safetyBit || cited.size > 0,
+      safetyCitations: [...cited].sort(),
       decision: 'DENY',
       httpStatus: auditGap ? 423 : 422,
       auditGap,

@@ -107,6 +107,24 @@ for (const engine of ENGINES) {
       assert.equal((await decisionRows(t, 'acme')).length, before + 2);
     });
 
+    it('a body refused by the schema is a stored final answer too: replayed as is, another body 409', async () => {
+      const invalid = { ...tokenBody({ physicalState: clearState(t.clock()) }), dagNode: { nodeId: 'n-1' } };
+      const first = await issue(t, acme, invalid, key('schema-400:1'));
+      assert.equal(first.statusCode, 400, first.body);
+      assert.equal(first.json().error.code, 'validation_error');
+      const again = await issue(t, acme, invalid, key('schema-400:1'));
+      assert.equal(again.statusCode, 400);
+      assert.equal(again.body, first.body, 'the stored answer, its requestId included');
+      const corrected = await issue(
+        t,
+        acme,
+        tokenBody({ physicalState: clearState(t.clock()) }),
+        key('schema-400:1'),
+      );
+      assert.equal(corrected.statusCode, 409, corrected.body);
+      assert.equal(corrected.json().error.code, 'conflict');
+    });
+
     it('only final answers are stored: a 403 frees the key, a malformed key is 400', async () => {
       const goal = pickGoal({ actor: { kind: 'robot', identifier: 'devid:new-arm' } });
       const body = tokenBody({ goal, physicalState: clearState(t.clock()) });

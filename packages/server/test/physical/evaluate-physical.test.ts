@@ -344,7 +344,7 @@ describe('clause semantics', () => {
     );
   });
 
-  test('audit-gap with requireSafetyRated (its default) fires on untrusted input too', () => {
+  test('audit-gap with requireSafetyRated (its default) fires on untrusted input, never on a fresh trusted value', () => {
     const policy = policyOf(
       {
         id: 'sync',
@@ -359,8 +359,9 @@ describe('clause semantics', () => {
       'ALLOW',
     );
     assert.equal(
-      evaluatePhysical(input({ policy, physicalState: { 'log/synced': rated(false) } })).httpStatus,
-      423,
+      evaluatePhysical(input({ policy, physicalState: { 'log/synced': rated(false) } })).decision,
+      'ALLOW',
+      'a fresh, trusted reading is evidence, whatever its value: no gap (contract §9)',
     );
     assert.equal(
       evaluatePhysical(input({ policy, physicalState: { 'log/synced': unrated(true) } })).httpStatus,
@@ -508,6 +509,30 @@ describe('caller hypotheses', () => {
     assert.deepEqual([flagged.safetyBit, flagged.safetyCitations], [true, ['OI-2906']]);
     const omitted = evaluatePhysical(input({ policy, goal: g, callerSafetyCitations: [] }));
     assert.equal(omitted.safetyBit, false, 'an omitted claims.safetyBit counts as false');
+    const citedOnly = evaluatePhysical(input({ policy, goal: g, callerSafetyCitations: ['OI-2901'] }));
+    assert.deepEqual(
+      [citedOnly.safetyBit, citedOnly.safetyCitations],
+      [false, ['OI-2901']],
+      'citations alone do not set the bit: it is the OR of the two bits, nothing else',
+    );
+  });
+
+  test('an allow clause’s citations never reach the token; a DENY cites its restrictive clauses', () => {
+    const g = goal({ verb: 'place', object: null });
+    const citingAllow = policyOf({
+      id: 'allow-cited',
+      effect: 'allow',
+      safeDefault: 'stop',
+      citations: ['OI-2904'],
+    });
+    const allowed = evaluatePhysical(input({ policy: citingAllow, goal: g }));
+    assert.equal(allowed.decision, 'ALLOW');
+    assert.deepEqual([allowed.safetyBit, allowed.safetyCitations], [false, []]);
+    const stop = evaluatePhysical(
+      input({ goal: g, physicalState: { ...clearCell(), 'safety/emergency-stop': rated(true) } }),
+    );
+    assert.equal(stop.clauseId, 'deny-on-emergency-stop');
+    assert.deepEqual([stop.safetyBit, stop.safetyCitations], [true, ['OI-2901']]);
   });
 });
 

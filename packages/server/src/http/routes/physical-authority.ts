@@ -6,6 +6,7 @@ import { SAFE_DEFAULTS } from '../../physical/index.js';
 import { AuthorityTokenRequestSchema, ClassifyRequestSchema } from '../../physical-infra/physical-request.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
+import { toAppError } from '../error-envelope.js';
 import type { HttpMetrics } from '../metrics.js';
 import { principalOf } from '../principal.js';
 import { ErrorResponse, tenantSecurity } from '../schemas.js';
@@ -84,6 +85,9 @@ export const physicalAuthorityRoutes: FastifyPluginAsyncTypebox<{
     '/physical/authority-tokens',
     {
       config: needs('physical:token:issue'),
+      // A body that fails the schema is a final outcome too (contract §9 stores 400s): the handler
+      // records it under the Idempotency-Key like any other answer.
+      attachValidation: true,
       schema: {
         tags: ['physical'],
         summary:
@@ -113,7 +117,10 @@ export const physicalAuthorityRoutes: FastifyPluginAsyncTypebox<{
             body: request.body,
             requestId: request.id,
           },
-          (scope) => physicalIssuance.issue(principal.tenantId, request.body, scope),
+          async (scope) => {
+            if (request.validationError) throw toAppError(request.validationError).appError;
+            return physicalIssuance.issue(principal.tenantId, request.body, scope);
+          },
         );
       } catch (error) {
         if (error instanceof AppError && error.code.startsWith('POLICY_DENIED')) {
