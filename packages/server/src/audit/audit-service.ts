@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Clock } from '../clock.js';
+import { decodeIndexCursor, encodeIndexCursor } from '../cursor.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
 import type { Principal } from '../tenancy/principal.js';
@@ -9,7 +10,7 @@ import { principalEvent } from './audit-entry.js';
 import { appendAudit, entryFromRow } from './audit-log.js';
 import { type ChainVerification, verifyStoredChain } from './chain-verification.js';
 import { type Checkpoint, listCheckpoints, type PublicKeyLookup } from './checkpoints.js';
-import { decodeCursor, encodeCursor, type TimelineEvent, toTimelineEvent } from './timeline.js';
+import { type TimelineEvent, toTimelineEvent } from './timeline.js';
 
 export interface TimelineQuery {
   actorId?: string | undefined;
@@ -70,12 +71,7 @@ export function createAuditService(deps: {
       const limit = Math.min(query.limit ?? TIMELINE_DEFAULT_LIMIT, TIMELINE_MAX_LIMIT);
       const from = parseTime('from', query.from);
       const to = parseTime('to', query.to);
-      let before: number | undefined;
-      if (query.cursor !== undefined) {
-        before = decodeCursor(query.cursor);
-        if (before === undefined)
-          throw validationError([{ path: 'querystring/cursor', message: 'cursor is not valid' }]);
-      }
+      const before = decodeIndexCursor(query.cursor);
       let select = db
         .selectFrom('audit_entries')
         .select(['idx', 'canonical', 'entry_hash', 'target_system'])
@@ -94,7 +90,7 @@ export function createAuditService(deps: {
       const last = page[page.length - 1];
       return {
         events: page.map((row) => toTimelineEvent(entryFromRow(row), row.target_system)),
-        nextCursor: rows.length > limit && last ? encodeCursor(last.idx) : null,
+        nextCursor: rows.length > limit && last ? encodeIndexCursor(last.idx) : null,
       };
     },
 

@@ -49,18 +49,3 @@ export function toTimelineEvent(entry: AuditEntry, targetSystem: string | null):
     entryHash: entry.entryHash,
   };
 }
-
-/** Opaque keyset cursor: the index to continue below (newest first). */
-export function encodeCursor(index: number): string {
-  return Buffer.from(JSON.stringify({ before: index }), 'utf8').toString('base64url');
-}
-
-export function decodeCursor(cursor: string): number | undefined {
-  try {
-    const value = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { before?: unknown })
-      .before;
-    return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}

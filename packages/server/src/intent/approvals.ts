@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { AuditEvent } from '../audit/audit-entry.js';
+import { type AuditEvent, principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { ConnectorService } from '../connectors/connector-service.js';
@@ -93,22 +93,29 @@ function proposedActionOf(record: IntentRecord): string {
   return typeof request.proposedAction === 'string' ? request.proposedAction : '';
 }
 
-/** Audit events of an intent carry its correlation id and name the human (or key) that acted. */
+/**
+ * Audit events of an intent carry its correlation id and its target; the actor is the principal
+ * that acted, or `system` for an expiry.
+ */
 function reviewEvent(
   record: IntentRecord,
   principal: Principal | null,
   eventType: string,
-  payload: unknown,
+  payload: Record<string, unknown>,
 ): AuditEvent {
-  return {
-    correlationId: record.correlationId,
-    intentId: record.id,
-    actorId: principal?.id ?? 'system',
-    actorType:
-      principal === null ? 'system' : principal.type === 'api_key' ? 'principal:api-key' : 'principal:user',
-    eventType,
-    payload: { targetSystem: record.targetSystem, ...(payload as Record<string, unknown>) },
-  };
+  const withTarget = { targetSystem: record.targetSystem, ...payload };
+  const event: AuditEvent =
+    principal === null
+      ? {
+          correlationId: null,
+          intentId: record.id,
+          actorId: 'system',
+          actorType: 'system',
+          eventType,
+          payload: withTarget,
+        }
+      : principalEvent(principal, eventType, withTarget, record.id);
+  return { ...event, correlationId: record.correlationId };
 }
 
 /**

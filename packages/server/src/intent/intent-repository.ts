@@ -68,6 +68,11 @@ export interface IntentQuery {
   limit: number;
 }
 
+/** A pending escalation past its deadline: it reads as EXPIRED before the sweep writes it down. */
+function lapsedAt(eb: ExpressionBuilder<Database, 'intents'>, now: number) {
+  return eb.and([eb('review_state', '=', 'PENDING'), eb('approval_expires_at', '<=', now)]);
+}
+
 export const intentRepository = {
   /** Inserts intents in one statement (a batch of the decision loop's group commit). */
   async insert(trx: Kysely<Database>, intents: readonly IntentRecord[]): Promise<void> {
@@ -169,12 +174,10 @@ export const intentRepository = {
       .where('tenant_id', '=', tenantId)
       .where('escalation_id', 'is not', null);
     const { status, now } = query;
-    const lapsed = (eb: ExpressionBuilder<Database, 'intents'>) =>
-      eb.and([eb('review_state', '=', 'PENDING'), eb('approval_expires_at', '<=', now)]);
     if (status === 'pending') {
       select = select.where('review_state', '=', 'PENDING').where('approval_expires_at', '>', now);
     } else if (status === 'expired') {
-      select = select.where((eb) => eb.or([eb('status', '=', 'EXPIRED'), lapsed(eb)]));
+      select = select.where((eb) => eb.or([eb('status', '=', 'EXPIRED'), lapsedAt(eb, now)]));
     } else if (status !== undefined) {
       select = select.where(
         'status',
@@ -216,13 +219,10 @@ export const intentRepository = {
   ): Promise<IntentRecord[]> {
     let select = db.selectFrom('intents').selectAll().where('tenant_id', '=', tenantId);
     const { status, now } = query;
-    // A pending escalation past its deadline reads as EXPIRED before the sweep writes it down.
-    const lapsed = (eb: ExpressionBuilder<Database, 'intents'>) =>
-      eb.and([eb('review_state', '=', 'PENDING'), eb('approval_expires_at', '<=', now)]);
     if (status === 'EXPIRED') {
-      select = select.where((eb) => eb.or([eb('status', '=', 'EXPIRED'), lapsed(eb)]));
+      select = select.where((eb) => eb.or([eb('status', '=', 'EXPIRED'), lapsedAt(eb, now)]));
     } else if (status === 'ESCALATED') {
-      select = select.where('status', '=', 'ESCALATED').where((eb) => eb.not(lapsed(eb)));
+      select = select.where('status', '=', 'ESCALATED').where((eb) => eb.not(lapsedAt(eb, now)));
     } else if (status !== undefined) {
       select = select.where('status', '=', status);
     }

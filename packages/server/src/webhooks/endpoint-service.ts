@@ -4,6 +4,7 @@ import { principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import { decodeIdCursor, encodeIdCursor } from '../cursor.js';
 import { type EgressClient, EgressRefusedError } from '../egress/egress-client.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
@@ -13,10 +14,8 @@ import { ALL_EVENTS } from './events.js';
 import {
   auditedUrl,
   type DeliveryStatus,
-  decodeDeliveryCursor,
   deliveryView,
   type EndpointStatus,
-  encodeDeliveryCursor,
   endpointView,
   newWebhookSecret,
   secretContext,
@@ -286,13 +285,7 @@ export function createWebhookEndpoints(deps: {
       query: { status?: DeliveryStatus | undefined; limit?: number | undefined; cursor?: string | undefined },
     ): Promise<{ deliveries: WebhookDeliveryView[]; nextCursor: string | null }> {
       const limit = Math.min(query.limit ?? DELIVERIES_DEFAULT_LIMIT, DELIVERIES_MAX_LIMIT);
-      let before: string | undefined;
-      if (query.cursor !== undefined) {
-        before = decodeDeliveryCursor(query.cursor);
-        if (before === undefined) {
-          throw validationError([{ path: 'querystring/cursor', message: 'cursor is not valid' }]);
-        }
-      }
+      const before = decodeIdCursor(query.cursor);
       await existingEndpoint(tenantId, id);
       let select = storage.db
         .selectFrom('webhook_deliveries')
@@ -309,7 +302,7 @@ export function createWebhookEndpoints(deps: {
       const last = page[page.length - 1];
       return {
         deliveries: page.map(deliveryView),
-        nextCursor: rows.length > limit && last ? encodeDeliveryCursor(last.id) : null,
+        nextCursor: rows.length > limit && last ? encodeIdCursor(last.id) : null,
       };
     },
 

@@ -76,17 +76,3 @@ export function auditedUrl(url: string): string {
   const parsed = new URL(url);
   return `${parsed.origin}${parsed.pathname}`;
 }
-
-export function encodeDeliveryCursor(id: string): string {
-  return Buffer.from(JSON.stringify({ before: id }), 'utf8').toString('base64url');
-}
-
-export function decodeDeliveryCursor(cursor: string): string | undefined {
-  try {
-    const value = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { before?: unknown })
-      .before;
-    return typeof value === 'string' && /^[0-9a-f-]{36}$/.test(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}

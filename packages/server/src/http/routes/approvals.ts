@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { decodeIdCursor, encodeIdCursor } from '../../cursor.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
-import { decodeIdCursor, encodeIdCursor } from '../id-cursor.js';
 import { principalOf } from '../principal.js';
 import { IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
 

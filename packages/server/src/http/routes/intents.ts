@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { decodeIdCursor, encodeIdCursor } from '../../cursor.js';
 import { AppError, validationError } from '../../errors/app-error.js';
 import {
   ALTERNATIVE_SHAPE_MESSAGE,
@@ -10,7 +11,6 @@ import {
 } from '../../intent/intent-request.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
-import { decodeIdCursor, encodeIdCursor } from '../id-cursor.js';
 import type { HttpMetrics } from '../metrics.js';
 import { principalOf } from '../principal.js';
 import { tenantErrors, tenantSecurity } from '../schemas.js';

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { decodeIdCursor, nextIdCursor } from '../../cursor.js';
 import { validationError } from '../../errors/app-error.js';
 import { ACTOR_KINDS } from '../../physical/index.js';
 import { ACTOR_STATUSES } from '../../physical-infra/physical-actors.js';
@@ -7,15 +8,7 @@ import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
 import { tenantSecurity } from '../schemas.js';
-import {
-  afterCursor,
-  DEFAULT_PAGE_LIMIT,
-  Millis,
-  Nullable,
-  nextCursor,
-  PageQuery,
-  physicalErrors,
-} from './physical-schemas.js';
+import { DEFAULT_PAGE_LIMIT, Millis, Nullable, PageQuery, physicalErrors } from './physical-schemas.js';
 
 /** Largest `metadata`, measured as the UTF-8 length of its JSON. */
 const MAX_METADATA_BYTES = 16 * 1024;
@@ -104,9 +97,12 @@ export const physicalActorRoutes: FastifyPluginAsyncTypebox<{ services: Services
     async (request) => {
       const page = await actors.list(principalOf(request).tenantId, {
         limit: request.query.limit ?? DEFAULT_PAGE_LIMIT,
-        before: afterCursor(request.query.cursor),
+        before: decodeIdCursor(request.query.cursor),
       });
-      return { actors: page.actors, nextCursor: nextCursor(page.actors, page.hasMore, (actor) => actor.id) };
+      return {
+        actors: page.actors,
+        nextCursor: nextIdCursor(page.actors, page.hasMore, (actor) => actor.id),
+      };
     },
   );
 };

@@ -1,17 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { decodeIdCursor, nextIdCursor } from '../../cursor.js';
 import { TICKET_STATUSES } from '../../physical/index.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
 import { tenantSecurity } from '../schemas.js';
 import {
-  afterCursor,
   DEFAULT_PAGE_LIMIT,
   IdSegment,
   Millis,
   Nullable,
-  nextCursor,
   PageQuery,
   physicalErrors,
   StructuredGoalView,
@@ -65,9 +64,12 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{ services: Servi
       const page = await tickets.list(principalOf(request).tenantId, {
         status: request.query.status ?? 'pending',
         limit: request.query.limit ?? DEFAULT_PAGE_LIMIT,
-        before: afterCursor(request.query.cursor),
+        before: decodeIdCursor(request.query.cursor),
       });
-      return { tickets: page.tickets, nextCursor: nextCursor(page.tickets, page.hasMore, (t) => t.ticketId) };
+      return {
+        tickets: page.tickets,
+        nextCursor: nextIdCursor(page.tickets, page.hasMore, (t) => t.ticketId),
+      };
     },
   );
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { decodeIdCursor, nextIdCursor } from '../../cursor.js';
 import { AppError } from '../../errors/app-error.js';
 import { SAFE_DEFAULTS } from '../../physical/index.js';
 import { MAX_REPORTS_PER_BATCH, VerificationReportSchema } from '../../physical-infra/physical-audit.js';
@@ -8,12 +9,10 @@ import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
 import { tenantSecurity } from '../schemas.js';
 import {
-  afterCursor,
   DEFAULT_PAGE_LIMIT,
   IdSegment,
   Millis,
   Nullable,
-  nextCursor,
   PageQuery,
   physicalErrors,
   StructuredGoalView,
@@ -86,13 +85,13 @@ export const physicalAuditRoutes: FastifyPluginAsyncTypebox<{ services: Services
       const { limit, cursor, oiCode, actorIdentity } = request.query;
       const page = await audit.list(principalOf(request).tenantId, {
         limit: limit ?? DEFAULT_PAGE_LIMIT,
-        before: afterCursor(cursor),
+        before: decodeIdCursor(cursor),
         oiCode,
         actorIdentity,
       });
       return {
         entries: page.entries,
-        nextCursor: nextCursor(page.entries, page.hasMore, (e) => e.decisionId),
+        nextCursor: nextIdCursor(page.entries, page.hasMore, (e) => e.decisionId),
       };
     },
   );

@@ -1,7 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { IdempotentOutcome } from '../../physical-infra/physical-idempotency.js';
-import { decodeIdCursor, encodeIdCursor } from '../id-cursor.js';
 import { ErrorResponse, tenantErrors } from '../schemas.js';
 
 /** Schemas and helpers shared by the `/physical/*` routes (field names are document 02's, literally). */
@@ -21,19 +20,6 @@ export const PageQuery = {
 };
 
 export const DEFAULT_PAGE_LIMIT = 50;
-
-/** The page's keyset position from `cursor` (400 `validation_error` when it is not ours). */
-export const afterCursor = (cursor: string | undefined) => decodeIdCursor(cursor);
-
-/** `nextCursor`: the id of the page's last item when another page follows, else null. */
-export function nextCursor<T>(
-  items: readonly T[],
-  hasMore: boolean,
-  idOf: (item: T) => string,
-): string | null {
-  const last = items[items.length - 1];
-  return hasMore && last !== undefined ? encodeIdCursor(idOf(last)) : null;
-}
 
 /** A path segment naming a token id, ticket id or similar; longer values name nothing. */
 export const IdSegment = Type.String({ minLength: 1, maxLength: 200 });
