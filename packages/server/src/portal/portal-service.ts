@@ -6,7 +6,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { AppError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
 import { allowlistAllows } from '../tenancy/ip-allowlist.js';
-import { isRole, ROLE_PERMISSIONS, type Role } from '../tenancy/permissions.js';
+import { effectivePermissions, isRole, type Role } from '../tenancy/permissions.js';
 import type { PortalUserPrincipal } from '../tenancy/principal.js';
 import type { TenantAccessService } from '../tenancy/tenant-access.js';
 import { dummyPasswordHash, verifyPassword } from './password-hash.js';
@@ -33,6 +33,8 @@ export interface LoginResult {
   user: { id: string; email: string; role: Role };
 }
 
+/** How stale a session's recorded activity may get before a request writes it again. */
+const SEEN_WRITE_INTERVAL_MS = 60_000;
 const hashSessionId = (sessionId: string): string => createHash('sha256').update(sessionId).digest('hex');
 const totpContext = (tenantId: string, userId: string): string => `portal-totp:${tenantId}:${userId}`;
 
@@ -185,20 +187,24 @@ export function createPortalService(deps: {
           .execute();
         throw invalidSession(state);
       }
-      await storage.db
-        .updateTable('portal_sessions')
-        .set({ last_seen_at: now })
-        .where('tenant_id', '=', row.tenant_id)
-        .where('session_hash', '=', key)
-        .where('last_seen_at', '<', now)
-        .execute();
+      // Activity is written at most once a minute, as API keys' lastUsedAt: a busy console does
+      // not write on every request, and the idle timeout can only end up to a minute early.
+      if (now - row.last_seen_at >= SEEN_WRITE_INTERVAL_MS) {
+        await storage.db
+          .updateTable('portal_sessions')
+          .set({ last_seen_at: now })
+          .where('tenant_id', '=', row.tenant_id)
+          .where('session_hash', '=', key)
+          .where('last_seen_at', '<', now)
+          .execute();
+      }
       return {
         type: 'portal_user',
         id: row.user_id,
         tenantId: row.tenant_id,
         role: row.role,
         scopes: null,
-        permissions: new Set(ROLE_PERMISSIONS[row.role]),
+        permissions: effectivePermissions(row.role, null),
         session: {
           key,
           mfaRequired: mfaRequired(row.role, row.totp_secret !== null),

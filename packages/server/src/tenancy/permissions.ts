@@ -114,10 +114,15 @@ export function isPermission(value: string): value is Permission {
 }
 
 /** The effective permissions of a credential: its role's, narrowed to its scopes when it has any. */
+/** Each role's permissions as a set, built once: most credentials have no scopes. */
+const ROLE_PERMISSION_SETS = new Map<Role, ReadonlySet<Permission>>(
+  ROLES.map((role) => [role, new Set(ROLE_PERMISSIONS[role])]),
+);
+
 export function effectivePermissions(
   role: Role,
   scopes: readonly Permission[] | null,
 ): ReadonlySet<Permission> {
-  const granted = ROLE_PERMISSIONS[role];
-  return new Set(scopes === null ? granted : granted.filter((p) => scopes.includes(p)));
+  if (scopes === null) return ROLE_PERMISSION_SETS.get(role) as ReadonlySet<Permission>;
+  return new Set(ROLE_PERMISSIONS[role].filter((p) => scopes.includes(p)));
 }
