@@ -1,10 +1,8 @@
 import ipaddr from 'ipaddr.js';
+import { type CidrBlock, normalizeCidr } from '../tenancy/ip-allowlist.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/** A CIDR block parsed once at start. */
-export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 export interface Config {
   /** `embedded` without DATABASE_URL (SQLite in dataDir), `server` with a PostgreSQL DATABASE_URL. */
@@ -20,13 +18,13 @@ export interface Config {
   redisKeyPrefix: string;
   publicBaseUrl: string;
   logLevel: LogLevel;
-  trustProxy: Cidr[];
+  trustProxy: CidrBlock[];
   adminToken: string | undefined;
   metricsToken: string | undefined;
   rateLimitPerIp: number;
   /** SQLite durability: NORMAL survives process crashes, FULL power loss too (slower). */
   sqliteSynchronous: 'NORMAL' | 'FULL';
-  egress: { allowPrivate: boolean; allowCidrs: Cidr[] };
+  egress: { allowPrivate: boolean; allowCidrs: CidrBlock[] };
   externalSignerTimeoutMs: number;
   checkpointIntervalMs: number;
   /** The catastrophic-floor agreement a tenant owner must accept to disable the floor. */
@@ -112,22 +110,24 @@ export function parseMasterKey(raw: string): Buffer {
   return key;
 }
 
-function parseCidrList(variable: string, raw: string): Cidr[] {
+/**
+ * Addresses and CIDR blocks, read as strictly as tenant allowlists are (dotted-quad IPv4 only:
+ * `10.1` or an octal `012.0.0.1` is refused rather than read as some other address).
+ */
+function parseCidrList(variable: string, raw: string): CidrBlock[] {
   return raw
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '')
     .map((part) => {
-      try {
-        return part.includes('/')
-          ? ipaddr.parseCIDR(part)
-          : ([ipaddr.parse(part), part.includes(':') ? 128 : 32] as Cidr);
-      } catch {
+      const block = normalizeCidr(part);
+      if (block === undefined) {
         throw new ConfigError(
           variable,
           `must be a comma-separated list of addresses or CIDR blocks (got "${part}")`,
         );
       }
+      return ipaddr.parseCIDR(block);
     });
 }
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { Cidr } from '../config/config.js';
+import type { CidrBlock } from '../tenancy/ip-allowlist.js';
 
 /** Resolves a host name to addresses; injectable so tests can prove refusals happen before connecting. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -15,7 +15,7 @@ export interface EgressPolicy {
   /** ALLOW_PRIVATE_EGRESS=1: private and loopback targets allowed (development and tests). */
   allowPrivate: boolean;
   /** EGRESS_ALLOW_CIDRS: private ranges opened on purpose (an on-premises Vault, GitHub Enterprise). */
-  allowCidrs: Cidr[];
+  allowCidrs: CidrBlock[];
 }
 
 export class EgressRefusedError extends Error {

@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import ipaddr from 'ipaddr.js';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
-import { type Cidr, ConfigError, loadConfig } from '../../src/config/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { type EgressPolicy, isAddressAllowed, type Resolver } from '../../src/egress/egress-client.js';
+import type { CidrBlock } from '../../src/tenancy/ip-allowlist.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
 import { mintDecisionToken } from '../../src/tokens/decision-token.js';
 import { ExternalSignerError } from '../../src/tokens/external-signer.js';
@@ -103,7 +104,7 @@ class FakeVault {
 
 describe('isAddressAllowed', () => {
   const closed: EgressPolicy = { allowPrivate: false, allowCidrs: [] };
-  const cidrs = (...list: string[]): Cidr[] => list.map((c) => ipaddr.parseCIDR(c) as Cidr);
+  const cidrs = (...list: string[]): CidrBlock[] => list.map((c) => ipaddr.parseCIDR(c) as CidrBlock);
 
   test('public IPv4 and IPv6 addresses are allowed', () => {
     for (const address of [
