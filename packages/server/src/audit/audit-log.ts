@@ -22,8 +22,11 @@ export interface ChainHead {
   lastCheckpointAt: number;
 }
 
-/** Reads the tenant's chain head, creating it on first use; locks it on PostgreSQL (FOR UPDATE). */
-async function lockHead(
+/**
+ * Reads the tenant's chain head, creating it on first use; locks it on PostgreSQL (FOR UPDATE).
+ * Writes that must serialize with the tenant's appends (revocation times) take it too.
+ */
+export async function lockHead(
   trx: Kysely<Database>,
   dialect: SqlDialect,
   tenantId: string,

@@ -4,13 +4,13 @@ import { principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { type EgressClient, EgressRefusedError } from '../egress/egress-client.js';
+import { type EgressClient, EgressRefusedError, withoutQuery } from '../egress/egress-client.js';
 import { AppError, type ValidationIssue, validationError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
 import { isUniqueViolation } from '../storage/unavailable.js';
 import type { Principal } from '../tenancy/principal.js';
 import { type AdapterRunner, type Probe, sealSecrets } from './adapter-runner.js';
-import { type Connector, withoutQuery } from './connector.js';
+import type { Connector } from './connector.js';
 import {
   type ConnectorConfig,
   type ConnectorType,

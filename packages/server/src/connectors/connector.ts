@@ -1,3 +1,4 @@
+import { withoutQuery } from '../egress/egress-client.js';
 import type { ConnectorType, GithubSettings, HttpSettings, NoopSettings } from './connector-config.js';
 
 /** The adapterId of a token minted when no connector serves the target (contract §5). */
@@ -28,12 +29,6 @@ export type Connector = ConnectorBase &
 export interface TokenBinding {
   adapterId: string;
   adapterTarget: string;
-}
-
-/** Origin and path only: receivers sometimes put a credential in the query string. */
-export function withoutQuery(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}`;
 }
 
 /**

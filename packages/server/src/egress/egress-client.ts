@@ -86,9 +86,8 @@ export interface EgressClient {
  */
 export function createEgressClient(policy: EgressPolicy, resolver: Resolver = systemResolver): EgressClient {
   const lookup: LookupFunction = (hostname, options, callback) => {
-    const literal = ipaddr.isValid(hostname.replace(/^\[|\]$/g, ''));
-    const resolving = literal ? Promise.resolve([hostname.replace(/^\[|\]$/g, '')]) : resolver(hostname);
-    resolving.then(
+    // Node calls lookup only for names: IP literals are checked by checkedTarget before connecting.
+    resolver(hostname).then(
       (addresses) => {
         const allowed = addresses.filter((a) => isAddressAllowed(a, policy));
         if (allowed.length === 0) {
@@ -166,9 +165,8 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
             res.on('error', reject);
           },
         );
-        req.setTimeout(timeoutMs);
+        // One deadline over the whole exchange (an idle-socket timeout could never fire first).
         const timer = setTimeout(() => req.destroy(new EgressTimeoutError(timeoutMs)), timeoutMs);
-        req.on('timeout', () => req.destroy(new EgressTimeoutError(timeoutMs)));
         req.on('error', (error) => {
           clearTimeout(timer);
           reject(error);
@@ -179,4 +177,10 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
       });
     },
   };
+}
+
+/** Origin and path only: receivers sometimes put a credential in the query string. */
+export function withoutQuery(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
 }

@@ -11,13 +11,11 @@
  * - The feed: revocations with `revokedAtMs > since`, oldest first, at most 1,000; `asOfMs` is the
  *   last returned time (or `since` for an empty page), `hasMore` is true when the page is full.
  */
-import type { Kysely } from 'kysely';
-import { appendAudit } from '../audit/audit-log.js';
+import { appendAudit, lockHead } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors/app-error.js';
 import { nextRevokedAtMs } from '../physical/index.js';
 import type { Storage } from '../storage/database.js';
-import type { Database } from '../storage/schema.js';
 import type { Principal } from '../tenancy/principal.js';
 import { physicalEvent } from './physical-events.js';
 
@@ -47,24 +45,14 @@ export interface PhysicalRevocations {
   since(tenantId: string, sinceMs: number): Promise<RevocationPage>;
 }
 
-/** Serializes the tenant's revocations behind its chain head (PostgreSQL; SQLite is serialized already). */
-async function lockTenantChain(trx: Kysely<Database>, storage: Storage, tenantId: string): Promise<void> {
-  if (storage.dialect !== 'postgres') return;
-  await trx
-    .selectFrom('audit_heads')
-    .select('tenant_id')
-    .where('tenant_id', '=', tenantId)
-    .forUpdate()
-    .execute();
-}
-
 export function createPhysicalRevocations(deps: { storage: Storage; clock: Clock }): PhysicalRevocations {
   const { storage, clock } = deps;
   return {
     async revoke(tenantId, principal, tokenJti, reason) {
       return storage.writeTransaction(async (trx) => {
-        // The token's decision is in the chain, so the head exists and the lock covers every revoke.
-        await lockTenantChain(trx, storage, tenantId);
+        // Behind the tenant's chain head (FOR UPDATE on PostgreSQL; SQLite is serialized already), so
+        // revokedAtMs values are assigned one after another.
+        await lockHead(trx, storage.dialect, tenantId, clock());
         const issued = await trx
           .selectFrom('physical_decisions')
           .select(['correlation_id', 'actor_identity'])

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { appendAudit } from '../audit/audit-log.js';
+import { withoutQuery } from '../egress/egress-client.js';
 import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import type { StoredPayload } from './events.js';
-import { auditedUrl } from './webhook-views.js';
 
 /** A delivery this worker holds the lease of, with what it needs to send it. */
 export interface ClaimedDelivery {
@@ -175,7 +175,7 @@ export async function recordAttempt(
             eventType: 'webhook.disabled',
             payload: {
               webhookId: delivery.endpointId,
-              url: auditedUrl(delivery.url),
+              url: withoutQuery(delivery.url),
               deliveryId: delivery.id,
               eventId: delivery.payload.eventId,
               statusCode: 410,

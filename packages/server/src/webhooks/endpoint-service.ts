@@ -5,14 +5,13 @@ import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { decodeIdCursor, encodeIdCursor } from '../cursor.js';
-import { type EgressClient, EgressRefusedError } from '../egress/egress-client.js';
+import { type EgressClient, EgressRefusedError, withoutQuery } from '../egress/egress-client.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import type { Principal } from '../tenancy/principal.js';
 import { ALL_EVENTS } from './events.js';
 import {
-  auditedUrl,
   type DeliveryStatus,
   deliveryView,
   type EndpointStatus,
@@ -153,7 +152,7 @@ export function createWebhookEndpoints(deps: {
           [
             principalEvent(principal, 'webhook.created', {
               webhookId: id,
-              url: auditedUrl(url),
+              url: withoutQuery(url),
               events: input.events,
               description: row.description,
             }),
@@ -216,7 +215,7 @@ export function createWebhookEndpoints(deps: {
           [
             principalEvent(principal, 'webhook.updated', {
               webhookId: id,
-              url: auditedUrl(set.url),
+              url: withoutQuery(set.url),
               events: JSON.parse(set.events) as string[],
               description: set.description,
               status,
@@ -248,7 +247,7 @@ export function createWebhookEndpoints(deps: {
           trx,
           storage.dialect,
           tenantId,
-          [principalEvent(principal, 'webhook.deleted', { webhookId: id, url: auditedUrl(before.url) })],
+          [principalEvent(principal, 'webhook.deleted', { webhookId: id, url: withoutQuery(before.url) })],
           now,
         );
       });

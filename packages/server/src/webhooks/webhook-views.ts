@@ -67,12 +67,3 @@ export function newWebhookSecret(): string {
 /** Additional data binding a sealed secret to its endpoint row. */
 export const secretContext = (tenantId: string, endpointId: string): string =>
   `webhook-secret:${tenantId}:${endpointId}`;
-
-/**
- * The URL as recorded in the audit chain: origin and path only, since receivers sometimes put a
- * token in the query string and the chain is exported and kept.
- */
-export function auditedUrl(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}`;
-}

@@ -318,10 +318,11 @@ for (const engine of ENGINES) {
     });
 
     it('fails with ADAPTER_ERROR, calling nothing, when the stored secrets cannot be opened', async () => {
-      const damaged: Connector = {
-        ...connector,
-        sealedSecrets: connector.sealedSecrets?.replace(/.$/, 'x') ?? null,
-      };
+      // Change the first character of the authentication tag (version:iv:tag:body): it carries six
+      // bits of the tag's first byte, so the tag always differs and the box refuses to open.
+      const [version, iv, tag = '', body] = (connector.sealedSecrets ?? '').split(':');
+      const damagedTag = `${tag.startsWith('A') ? 'B' : 'A'}${tag.slice(1)}`;
+      const damaged: Connector = { ...connector, sealedSecrets: [version, iv, damagedTag, body].join(':') };
       const { intentId, token } = await tokenFor();
       const before = gh.requests.length;
       const report = await t.services.connectors.execute('acme', damaged, {

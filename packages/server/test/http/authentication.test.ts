@@ -9,91 +9,11 @@ import { hashApiKey } from '../../src/tenancy/api-key-secret.js';
 import type { IssuedKey } from '../../src/tenancy/key-service.js';
 import { PERMISSIONS, type Permission } from '../../src/tenancy/permissions.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
+// The contract's permissions and role table, copied once from contract section 2 (not imported from
+// the code, so a drift between code and contract fails here).
+import { CONTRACT_PERMISSIONS, CONTRACT_ROLES } from '../access/contract.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/storage.js';
-
-// The closed list of permissions and the role table, copied from contract section 2 (not imported
-// from the code, so a drift between code and contract fails here).
-const CONTRACT_PERMISSIONS = [
-  'tenant:admin',
-  'keys:manage',
-  'intent:create',
-  'intent:read',
-  'intent:token:consume',
-  'authority:evaluate',
-  'authority:approve',
-  'authority:approve:catastrophic',
-  'authority:policy:read',
-  'authority:policy:write',
-  'authority:thresholds:write',
-  'authority:floor:write',
-  'authority:killswitch:write',
-  'authority:keys:read',
-  'authority:keys:write',
-  'audit:read',
-  'audit:verify',
-  'webhooks:manage',
-  'connectors:read',
-  'connectors:write',
-  'connectors:test',
-  'physical:classify',
-  'physical:token:issue',
-  'physical:token:revoke',
-  'physical:revocations:read',
-  'physical:snapshots:write',
-  'physical:audit:read',
-  'physical:audit:report',
-  'physical:approvals:read',
-  'physical:approvals:decide',
-  'physical:actors:read',
-  'physical:actors:write',
-  'physical:policy:read',
-  'physical:policy:write',
-] as const;
-
-const APPROVER = [
-  'authority:approve',
-  'physical:approvals:read',
-  'physical:approvals:decide',
-  'intent:read',
-  'audit:read',
-] as const;
-
-const CONTRACT_ROLES: Record<string, readonly string[]> = {
-  owner: CONTRACT_PERMISSIONS,
-  admin: CONTRACT_PERMISSIONS.filter((p) => p !== 'tenant:admin' && p !== 'authority:floor:write'),
-  policy_admin: [
-    'authority:policy:read',
-    'authority:policy:write',
-    'authority:thresholds:write',
-    'physical:policy:read',
-    'physical:policy:write',
-    'audit:read',
-  ],
-  senior_approver: [...APPROVER, 'authority:approve:catastrophic'],
-  approver: APPROVER,
-  auditor: [
-    'intent:read',
-    'audit:read',
-    'audit:verify',
-    'physical:audit:read',
-    'connectors:read',
-    'authority:policy:read',
-    'physical:policy:read',
-  ],
-  agent: [
-    'intent:create',
-    'intent:read',
-    'intent:token:consume',
-    'authority:evaluate',
-    'physical:classify',
-    'physical:token:issue',
-    'physical:snapshots:write',
-    'physical:revocations:read',
-    'physical:approvals:read',
-  ],
-  edge: ['physical:revocations:read', 'physical:audit:report', 'intent:token:consume'],
-};
 
 const KEY_PATTERN = /^service_live_[0-9A-Za-z]{43}$/;
 const WELL_FORMED_UNKNOWN_KEY = `service_live_${'A'.repeat(43)}`;
