@@ -92,3 +92,10 @@ export const DecisionTokenClaimsSchema = Type.Object({
   iat: Type.Integer(),
   exp: Type.Integer(),
 });
+
+/** A schema that may also be null. */
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+/** `:id` of a tenant resource; longer values name nothing. */
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

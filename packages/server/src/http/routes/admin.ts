@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { TenantService } from '../../tenancy/tenant-service.js';
 import { ADMIN } from '../access.js';
-import { ErrorResponse, IssuedKeySchema, TenantSchema } from '../schemas.js';
+import { ErrorResponse, IdParams, IssuedKeySchema, TenantSchema } from '../schemas.js';
 
 const adminErrors = {
   400: ErrorResponse,
@@ -52,7 +52,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ tenants: TenantService }> 
         tags: ['admin'],
         summary: "Change a tenant's plan or enterprise rate limit",
         security: adminSecurity,
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: IdParams,
         body: Type.Object(
           { plan: Type.Optional(Type.String()), rateLimitPerMinute: Type.Optional(Type.Integer()) },
           { additionalProperties: false },

@@ -4,7 +4,7 @@ import { decodeIdCursor, encodeIdCursor } from '../../cursor.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
+import { IdParams, IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
 
 const Status = Type.Enum(['pending', 'approved', 'denied', 'expired']);
 const Queue = Type.Enum(['standard', 'catastrophic-review']);
@@ -142,7 +142,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         tags: ['approvals'],
         summary: 'The one token of an approved escalation, for the principal that submitted the intent',
         security: tenantSecurity,
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: IdParams,
         response: { 200: IntentTokenResponse, ...errors },
       },
     },

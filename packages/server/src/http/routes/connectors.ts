@@ -6,10 +6,7 @@ import { TARGET_SYSTEM_PATTERN } from '../../intent/intent-request.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { ErrorResponse, IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
+import { ErrorResponse, IdParams, IsoDateTime, Nullable, tenantErrors, tenantSecurity } from '../schemas.js';
 
 /**
  * The settings of a connector's config as responses show them. Listing the members (rather than
@@ -45,8 +42,6 @@ const TestResultSchema = Type.Object({
   checkedAt: IsoDateTime,
   error: Type.Optional(Type.String()),
 });
-
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const connectorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
   app,

@@ -3,9 +3,8 @@ import { Type } from 'typebox';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
+import { IdParams, IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
 
-const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const Entry = Type.Object({
   index: Type.Integer(),
   tenantId: Type.String(),
@@ -33,7 +32,7 @@ export const intentEvidenceRoutes: FastifyPluginAsyncTypebox<{ services: Service
         tags: ['intents'],
         summary: "The intent's audit entries with an integrity hash and the tenant's HMAC signature",
         security: tenantSecurity,
-        params: Params,
+        params: IdParams,
         response: {
           200: Type.Object({
             intentId: Type.String(),
@@ -61,7 +60,7 @@ export const intentEvidenceRoutes: FastifyPluginAsyncTypebox<{ services: Service
         summary:
           'Offline-verifiable receipt: token, entries and a signed seal of the chain head (409 while pending)',
         security: tenantSecurity,
-        params: Params,
+        params: IdParams,
         response: {
           200: Type.Object({
             receiptVersion: Type.Literal(1),

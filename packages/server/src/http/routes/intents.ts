@@ -13,9 +13,8 @@ import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import type { HttpMetrics } from '../metrics.js';
 import { principalOf } from '../principal.js';
-import { tenantErrors, tenantSecurity } from '../schemas.js';
+import { IdParams, tenantErrors, tenantSecurity } from '../schemas.js';
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const IntentView = Type.Object({
   intentId: Type.String(),
   correlationId: Type.String(),

@@ -3,7 +3,14 @@ import { Type } from 'typebox';
 import type { KeyService } from '../../tenancy/key-service.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { IsoDateTime, IssuedKeySchema, KeySummarySchema, tenantErrors, tenantSecurity } from '../schemas.js';
+import {
+  IdParams,
+  IsoDateTime,
+  IssuedKeySchema,
+  KeySummarySchema,
+  tenantErrors,
+  tenantSecurity,
+} from '../schemas.js';
 
 export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async (app, { keys }) => {
   app.post(
@@ -55,7 +62,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
         tags: ['keys'],
         summary: 'Revoke an API key (idempotent); another tenant’s key id answers 404',
         security: tenantSecurity,
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: IdParams,
         response: { 204: Type.Null(), ...tenantErrors },
       },
     },

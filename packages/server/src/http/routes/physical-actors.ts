@@ -7,8 +7,8 @@ import { ACTOR_STATUSES } from '../../physical-infra/physical-actors.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { tenantSecurity } from '../schemas.js';
-import { DEFAULT_PAGE_LIMIT, Millis, Nullable, PageQuery, physicalErrors } from './physical-schemas.js';
+import { Nullable, tenantSecurity } from '../schemas.js';
+import { DEFAULT_PAGE_LIMIT, Millis, PageQuery, physicalErrors } from './physical-schemas.js';
 
 /** Largest `metadata`, measured as the UTF-8 length of its JSON. */
 const MAX_METADATA_BYTES = 16 * 1024;

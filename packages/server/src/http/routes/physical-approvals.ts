@@ -5,12 +5,11 @@ import { TICKET_STATUSES } from '../../physical/index.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { tenantSecurity } from '../schemas.js';
+import { Nullable, tenantSecurity } from '../schemas.js';
 import {
   DEFAULT_PAGE_LIMIT,
   IdSegment,
   Millis,
-  Nullable,
   PageQuery,
   physicalErrors,
   StructuredGoalView,

@@ -7,12 +7,11 @@ import { MAX_REPORTS_PER_BATCH, VerificationReportSchema } from '../../physical-
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { tenantSecurity } from '../schemas.js';
+import { Nullable, tenantSecurity } from '../schemas.js';
 import {
   DEFAULT_PAGE_LIMIT,
   IdSegment,
   Millis,
-  Nullable,
   PageQuery,
   physicalErrors,
   StructuredGoalView,

@@ -9,8 +9,8 @@ import { needs } from '../access.js';
 import { toAppError } from '../error-envelope.js';
 import type { HttpMetrics } from '../metrics.js';
 import { principalOf } from '../principal.js';
-import { ErrorResponse, tenantSecurity } from '../schemas.js';
-import { Millis, Nullable, physicalErrors, sendOutcome } from './physical-schemas.js';
+import { ErrorResponse, Nullable, tenantSecurity } from '../schemas.js';
+import { Millis, physicalErrors, sendOutcome } from './physical-schemas.js';
 
 const ClassificationSchema = Type.Object({
   oiCode: Type.String({ description: 'OI-NNN or OI-NNNN' }),

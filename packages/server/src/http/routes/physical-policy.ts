@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { tenantSecurity } from '../schemas.js';
-import { Millis, Nullable, physicalErrors } from './physical-schemas.js';
+import { Nullable, tenantSecurity } from '../schemas.js';
+import { Millis, physicalErrors } from './physical-schemas.js';
 
 const PolicyDocumentView = Type.Unknown({
   description: 'The policy document {description?, clauses: [...]} (docs/physical.md "Clause policies")',

@@ -5,9 +5,6 @@ import { ErrorResponse, tenantErrors } from '../schemas.js';
 
 /** Schemas and helpers shared by the `/physical/*` routes (field names are document 02's, literally). */
 
-export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
-
 export const Millis = Type.Integer({ minimum: 0, description: 'ms since the epoch' });
 
 /** The error responses of a physical tenant route (lower-snake codes), with 409. */

@@ -3,12 +3,9 @@ import { Type } from 'typebox';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
+import { IsoDateTime, Nullable, tenantErrors, tenantSecurity } from '../schemas.js';
 
 const TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 63 }) });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
-
 const ActorSchema = Type.Object({
   actorId: Type.String(),
   status: Type.Enum(['active', 'blocked']),

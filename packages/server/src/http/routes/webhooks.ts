@@ -6,10 +6,7 @@ import { ALL_EVENTS, WEBHOOK_EVENTS } from '../../webhooks/events.js';
 import { DELIVERY_STATUSES } from '../../webhooks/webhook-views.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { ErrorResponse, IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
+import { ErrorResponse, IdParams, IsoDateTime, Nullable, tenantErrors, tenantSecurity } from '../schemas.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http or https URL of the receiver' });
 const Events = Type.Array(Type.Enum([...WEBHOOK_EVENTS, ALL_EVENTS]), {
@@ -47,8 +44,6 @@ const DeliverySchema = Type.Object({
   nextAttemptAt: Nullable(IsoDateTime),
   createdAt: IsoDateTime,
 });
-
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { webhooks } = services;
