@@ -11,6 +11,8 @@
  * - The feed: revocations with `revokedAtMs > since`, oldest first, at most 1,000; `asOfMs` is the
  *   last returned time (or `since` for an empty page), `hasMore` is true when the page is full.
  */
+
+import { REVOCATIONS_PAGE_LIMIT, type Revocation } from '@authority-runtime/sdk';
 import { appendAudit, lockHead } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors/app-error.js';
@@ -19,13 +21,8 @@ import type { Storage } from '../storage/database.js';
 import type { Principal } from '../tenancy/principal.js';
 import { physicalEvent } from './physical-events.js';
 
-export const REVOCATIONS_PAGE_LIMIT = 1000;
-
-export interface Revocation {
-  tokenJti: string;
-  revokedAtMs: number;
-  reason: string;
-}
+// The page size and entry shape the SDK's EdgeVerifier pages with: one definition for both ends.
+export { REVOCATIONS_PAGE_LIMIT, type Revocation };
 
 export interface RevocationPage {
   revocations: Revocation[];

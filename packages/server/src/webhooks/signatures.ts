@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
+import { WEBHOOK_SIGNATURE_HEADER } from '@authority-runtime/sdk';
 import { canonicalJson } from '../audit/canonical-json.js';
 import type { StoredPayload, WebhookPayload } from './events.js';
 
-export const SIGNATURE_HEADER = 'x-service-signature';
 export const EVENT_ID_HEADER = 'x-service-event-id';
 export const TIMESTAMP_HEADER = 'x-service-timestamp';
 
@@ -43,7 +43,7 @@ export function signAttempt(secret: string, stored: StoredPayload, sentAtMs: num
     payload,
     body,
     headers: {
-      [SIGNATURE_HEADER]: bodySignature(secret, body),
+      [WEBHOOK_SIGNATURE_HEADER]: bodySignature(secret, body),
       [EVENT_ID_HEADER]: stored.eventId,
       [TIMESTAMP_HEADER]: String(Math.floor(sentAtMs / 1000)),
     },
