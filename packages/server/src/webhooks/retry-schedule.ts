@@ -32,8 +32,3 @@ export function nextRetryDelay(
   if (step === undefined) return null;
   return Math.min(step, Math.floor(random() * (step + 1)));
 }
-
-/** Attempts a delivery gets before it is dead: the first one plus one per schedule step. */
-export function maxAttempts(schedule: readonly number[]): number {
-  return schedule.length + 1;
-}
