@@ -25,7 +25,7 @@ import type { Database, PhysicalSigningKeysTable } from '../storage/schema.js';
 import { isUniqueViolation } from '../storage/unavailable.js';
 import { generateSigningKeyPair, newKid, privateKeyFromPem } from '../tokens/algorithms.js';
 import { signCompact } from '../tokens/jws.js';
-import { ROTATION_GUARD_MS } from '../tokens/signing-keys.js';
+import { guardPrevious, ROTATION_GUARD_MS } from '../tokens/signing-keys.js';
 
 export type PhysicalKeyStatus = 'ACTIVE' | 'PREVIOUS' | 'RETIRED';
 
@@ -105,17 +105,6 @@ function byStatus(rows: readonly KeyRow[]) {
   };
 }
 
-/** 409 while the PREVIOUS key stopped being ACTIVE less than 305 s ago (its tokens may be live). */
-function guardPrevious(previous: KeyRow | null, now: number): void {
-  if (previous?.rotated_at == null || now - previous.rotated_at >= ROTATION_GUARD_MS) return;
-  const retryAfterSeconds = Math.ceil((ROTATION_GUARD_MS - (now - previous.rotated_at)) / 1000);
-  throw new AppError(
-    'CONFLICT',
-    `The previous physical key may still have live tokens; rotate again in ${retryAfterSeconds} s`,
-    { retryAfterSeconds },
-  );
-}
-
 function databaseStore(storage: Storage): KeyStore {
   const { db, dialect } = storage;
   const select = (source: Kysely<Database>, statuses?: readonly PhysicalKeyStatus[]) => {
@@ -143,7 +132,7 @@ function databaseStore(storage: Storage): KeyStore {
           const { active, previous } = byStatus(
             await (dialect === 'postgres' ? locked.forUpdate() : locked).execute(),
           );
-          guardPrevious(previous, now);
+          guardPrevious(previous?.rotated_at ?? null, now, 'physical key');
           if (previous) {
             await trx
               .updateTable('physical_signing_keys')
@@ -193,7 +182,7 @@ function memoryStore(): KeyStore {
     },
     async rotate(row, now) {
       const { active, previous } = byStatus(rows);
-      guardPrevious(previous, now);
+      guardPrevious(previous?.rotated_at ?? null, now, 'physical key');
       if (previous) Object.assign(previous, { status: 'RETIRED', retired_at: now });
       if (active) Object.assign(active, { status: 'PREVIOUS', rotated_at: now });
       rows.push(row);
@@ -302,7 +291,11 @@ export function createPhysicalSigner(deps: PhysicalSignerDeps): PhysicalSigner {
       await activeRow();
       const now = clock();
       // Refuse before generating (an RSA-4096 key takes a while); the store checks again atomically.
-      guardPrevious(byStatus(await store.rows(['PREVIOUS'])).previous, now);
+      guardPrevious(
+        byStatus(await store.rows(['PREVIOUS'])).previous?.rotated_at ?? null,
+        now,
+        'physical key',
+      );
       const row = await newRow(now);
       const { previous, retired } = await store.rotate(row, now);
       cached = undefined;

@@ -111,16 +111,17 @@ function toPublicJwk(view: SigningKeyView): PublicJwk {
   return { ...view.publicJwk, kid: view.kid, alg: view.alg, use: 'sig' };
 }
 
-/** 409 while the PREVIOUS key stopped being ACTIVE less than 305 s ago (its tokens may be live). */
-function guardPrevious(rotatedAt: number | null, now: number): void {
+/**
+ * 409 while the PREVIOUS key stopped being ACTIVE less than 305 s ago (its tokens may be live);
+ * `label` names the key in the message ("key", "physical key").
+ */
+export function guardPrevious(rotatedAt: number | null, now: number, label = 'key'): void {
   if (rotatedAt === null || now - rotatedAt >= ROTATION_GUARD_MS) return;
-  const waitSeconds = Math.ceil((ROTATION_GUARD_MS - (now - rotatedAt)) / 1000);
+  const retryAfterSeconds = Math.ceil((ROTATION_GUARD_MS - (now - rotatedAt)) / 1000);
   throw new AppError(
     'CONFLICT',
-    `The previous key may still have live tokens; rotate again in ${waitSeconds} s`,
-    {
-      retryAfterSeconds: waitSeconds,
-    },
+    `The previous ${label} may still have live tokens; rotate again in ${retryAfterSeconds} s`,
+    { retryAfterSeconds },
   );
 }
 
