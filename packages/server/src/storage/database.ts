@@ -10,7 +10,7 @@ import {
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
-import { migrateToLatest } from './migrations.js';
+import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 

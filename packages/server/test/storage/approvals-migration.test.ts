@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import { migrateToLatest } from '../../src/storage/migrations.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
 import { createTestStorage, ENGINES } from '../helpers/storage.js';
 
 for (const engine of ENGINES) {
