@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type App, buildServer } from '../packages/server/src/app/build-server.js';
 import { SERVER_CHECKPOINT_MS } from '../packages/server/src/cli/context.js';
-import { systemClock } from '../packages/server/src/clock.js';
 import { loadConfig } from '../packages/server/src/config/config.js';
-import { type App, buildServer } from '../packages/server/src/http/build-server.js';
+import { systemClock } from '../packages/server/src/foundation/clock.js';
 import { openStorage } from '../packages/server/src/storage/database.js';
 import { createTenantService } from '../packages/server/src/tenancy/tenant-service.js';
 

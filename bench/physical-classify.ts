@@ -4,19 +4,19 @@
 // and the validation + compilation of a 2,000-clause uploaded policy.
 // Run: npx tsx --conditions=development bench/physical-classify.ts [--seconds 1]
 import { parseArgs } from 'node:util';
-import { classify, createClassifier } from '../packages/server/src/physical/classifier.js';
-import { CLASSIFIER_CORPUS } from '../packages/server/src/physical/classifier-corpus.js';
+import { classify, createClassifier } from '../packages/server/src/physical/domain/classifier.js';
+import { CLASSIFIER_CORPUS } from '../packages/server/src/physical/domain/classifier-corpus.js';
 import {
   compilePhysicalPolicy,
   defaultCompiledPolicy,
-} from '../packages/server/src/physical/compile-physical-policy.js';
-import { evaluatePhysical } from '../packages/server/src/physical/evaluate-physical.js';
-import type { PhysicalClause } from '../packages/server/src/physical/physical-clause.js';
+} from '../packages/server/src/physical/domain/compile-physical-policy.js';
+import { evaluatePhysical } from '../packages/server/src/physical/domain/evaluate-physical.js';
+import type { PhysicalClause } from '../packages/server/src/physical/domain/physical-clause.js';
 import type {
   ActorKind,
   PhysicalStateValue,
   StructuredGoal,
-} from '../packages/server/src/physical/physical-types.js';
+} from '../packages/server/src/physical/domain/physical-types.js';
 import { machineLine } from './machine.js';
 import { formatMicros, measure, type Stats } from './micro-timer.js';
 

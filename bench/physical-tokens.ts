@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { EdgeVerifier } from '@authority-runtime/sdk';
 import autocannon from 'autocannon';
-import { DEFAULT_PHYSICAL_POLICY } from '../packages/server/src/physical/index.js';
+import { DEFAULT_PHYSICAL_POLICY } from '../packages/server/src/physical/domain/index.js';
 import { startEmbeddedServer } from './embedded-server.js';
 import { machineLine } from './machine.js';
 

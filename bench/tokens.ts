@@ -4,14 +4,14 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { staticJwks, verifyAuthorityToken } from '@authority-runtime/sdk';
 import { createLocalJWKSet, jwtVerify } from 'jose';
+import type { JwsSigner } from '../packages/server/src/crypto/jws.js';
 import {
   generateSigningKeyPair,
   privateKeyFromPem,
   type SigningAlg,
   signJwsInput,
-} from '../packages/server/src/tokens/algorithms.js';
+} from '../packages/server/src/crypto/signing-algorithms.js';
 import { mintDecisionToken } from '../packages/server/src/tokens/decision-token.js';
-import type { JwsSigner } from '../packages/server/src/tokens/jws.js';
 import { machineLine } from './machine.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '2' } } });

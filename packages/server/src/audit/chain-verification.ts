@@ -1,8 +1,8 @@
-import type { Clock } from '../clock.js';
+import { chainTimestamp } from '../chain/audit-entry.js';
+import { readHead } from '../chain/audit-log.js';
+import { type ChainBreak, ChainVerifier, checkCheckpoint } from '../chain/chain-verifier.js';
+import type { Clock } from '../foundation/clock.js';
 import type { Storage } from '../storage/database.js';
-import { chainTimestamp } from './audit-entry.js';
-import { readHead } from './audit-log.js';
-import { type ChainBreak, ChainVerifier, checkCheckpoint } from './chain-verifier.js';
 import {
   type Checkpoint,
   checkpointSignatureValid,

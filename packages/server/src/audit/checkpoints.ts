@@ -1,13 +1,13 @@
 import type { KeyObject } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import type { Clock } from '../clock.js';
+import { chainTimestamp } from '../chain/audit-entry.js';
+import { readHead } from '../chain/audit-log.js';
+import { canonicalJson } from '../crypto/canonical-json.js';
+import { type JwsSigner, parseCompact, signCompact, verifyParsed } from '../crypto/jws.js';
+import type { SigningAlg } from '../crypto/signing-algorithms.js';
+import type { Clock } from '../foundation/clock.js';
 import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
-import type { SigningAlg } from '../tokens/algorithms.js';
-import { type JwsSigner, parseCompact, signCompact, verifyParsed } from '../tokens/jws.js';
-import { chainTimestamp } from './audit-entry.js';
-import { readHead } from './audit-log.js';
-import { canonicalJson } from './canonical-json.js';
 
 /** A signed statement of the chain head (contract §6). `signature` is a compact JWS over the JCS of the other fields. */
 export interface Checkpoint {

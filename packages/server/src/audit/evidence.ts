@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
-import type { JwsSigner } from '../tokens/jws.js';
-import { signCompact } from '../tokens/jws.js';
-import type { AuditEntry } from './audit-entry.js';
-import { chainTimestamp } from './audit-entry.js';
-import { canonicalJson, sha256Hex } from './canonical-json.js';
+import type { AuditEntry } from '../chain/audit-entry.js';
+import { chainTimestamp } from '../chain/audit-entry.js';
+import { canonicalJson, sha256Hex } from '../crypto/canonical-json.js';
+import type { JwsSigner } from '../crypto/jws.js';
+import { signCompact } from '../crypto/jws.js';
 
 export interface EvidenceBundle {
   intentId: string;

@@ -1,4 +1,4 @@
-import type { AuditEntry } from './audit-entry.js';
+import type { AuditEntry } from '../chain/audit-entry.js';
 
 /** One line of the timeline (contract §6). */
 export interface TimelineEvent {

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { systemClock } from '../clock.js';
 import { ConfigError } from '../config/config.js';
 import { resolveMasterKey } from '../config/master-key.js';
 import { createSecretBox } from '../crypto/secret-box.js';
 import { AppError } from '../errors/app-error.js';
-import { createPhysicalSigner } from '../physical-infra/physical-signer.js';
+import { systemClock } from '../foundation/clock.js';
+import { createPhysicalSigner } from '../physical/use-cases/physical-signer.js';
 import { createPortalUser, listPortalUsers } from '../portal/portal-users.js';
 import { createKeyService } from '../tenancy/key-service.js';
 import { PLANS } from '../tenancy/tenant.js';

@@ -23,10 +23,10 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ValidationIssue } from '../errors/app-error.js';
-import { evaluateIntent, type IntentEvaluation, type Outcome } from '../intent/evaluate-intent.js';
-import { validateIntentRequest } from '../intent/intent-request.js';
-import { isInterpretable } from '../intent/interpret.js';
-import { DEFAULT_THRESHOLDS, mergeThresholds, type ThresholdSettings } from '../intent/thresholds.js';
+import { evaluateIntent, type IntentEvaluation, type Outcome } from '../intent/domain/evaluate-intent.js';
+import { validateIntentRequest } from '../intent/domain/intent-request.js';
+import { isInterpretable } from '../intent/domain/interpret.js';
+import { DEFAULT_THRESHOLDS, mergeThresholds, type ThresholdSettings } from '../intent/domain/thresholds.js';
 import { compilePolicy } from '../policy/compile-policy.js';
 import type { ExplanationEntry } from '../policy/evaluate-policy.js';
 import { starterRules } from '../policy/packs.js';

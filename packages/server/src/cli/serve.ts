@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
-import { systemClock } from '../clock.js';
+import { buildServer } from '../app/build-server.js';
 import { resolveMasterKey } from '../config/master-key.js';
-import { buildServer } from '../http/build-server.js';
+import { systemClock } from '../foundation/clock.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
 import { type GlobalFlags, openContext } from './context.js';
 

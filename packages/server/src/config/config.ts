@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { type CidrBlock, normalizeCidr } from '../tenancy/ip-allowlist.js';
+import { type CidrBlock, normalizeCidr } from '../foundation/ip-allowlist.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -1,13 +1,13 @@
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { EgressClient } from '../egress/egress-client.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../foundation/version.js';
 import type { AdapterCall, AdapterIo, ProbeOutcome } from './adapters/adapter.js';
+import type { AdapterOutcome } from './adapters/adapter-outcome.js';
+import type { GithubSecrets, HttpSecrets } from './adapters/connector-config.js';
 import { executeGithub, probeGithub } from './adapters/github-adapter.js';
 import { executeHttp, probeHttp } from './adapters/http-adapter.js';
 import { executeNoop, probeNoop } from './adapters/noop-adapter.js';
 import type { Connector } from './connector.js';
-import type { GithubSecrets, HttpSecrets } from './connector-config.js';
-import type { AdapterOutcome } from './execution.js';
 
 export const CONNECTOR_USER_AGENT = `authority-runtime-connectors/${VERSION}`;
 

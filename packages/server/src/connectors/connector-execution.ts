@@ -1,11 +1,30 @@
-import { appendAudit } from '../audit/audit-log.js';
-import { canonicalJson, sha256Hex } from '../audit/canonical-json.js';
-import type { Clock } from '../clock.js';
+import { appendAudit } from '../chain/audit-log.js';
+import { canonicalJson, sha256Hex } from '../crypto/canonical-json.js';
+import type { Clock } from '../foundation/clock.js';
 import type { Storage } from '../storage/database.js';
 import type { ConsumeResult, TokenConsumption } from '../tokens/token-consumption.js';
 import type { AdapterRunner } from './adapter-runner.js';
+import type { FailureReason } from './adapters/adapter-outcome.js';
 import { type Connector, connectorActorType } from './connector.js';
-import type { Execution, ExecutionReport } from './execution.js';
+
+/** The `execution` member of the intent response (contract §4.6) when a connector ran. */
+export type Execution =
+  | { attempted: true; status: 'executed'; adapterId: string; result: Record<string, unknown> }
+  | {
+      attempted: true;
+      status: 'failed';
+      adapterId: string;
+      reason: FailureReason;
+      result?: Record<string, unknown>;
+    }
+  | { attempted: true; status: 'rejected'; adapterId: string; reason: string };
+
+/** The execution and the audit entries it appended: count them in the response's `audit`. */
+export interface ExecutionReport {
+  execution: Execution;
+  /** `token.consumed` (when the token was accepted) and `execution.completed`; latestHash is the latter's. */
+  audit: { entriesWritten: number; latestHash: string };
+}
 
 /** What the decision loop (or the approval token route) hands a connector after its commit. */
 export interface ExecutionRequest {

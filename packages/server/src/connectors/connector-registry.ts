@@ -1,22 +1,22 @@
 import { LRUCache } from 'lru-cache';
 import { v7 as uuidv7 } from 'uuid';
-import { principalEvent } from '../audit/audit-entry.js';
-import { appendAudit } from '../audit/audit-log.js';
-import type { Clock } from '../clock.js';
+import { principalEvent } from '../chain/audit-entry.js';
+import { appendAudit } from '../chain/audit-log.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { type EgressClient, EgressRefusedError, withoutQuery } from '../egress/egress-client.js';
 import { AppError, type ValidationIssue, validationError } from '../errors/app-error.js';
+import { isUniqueViolation } from '../errors/database-errors.js';
+import type { Clock } from '../foundation/clock.js';
+import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
-import { isUniqueViolation } from '../storage/unavailable.js';
-import type { Principal } from '../tenancy/principal.js';
 import { type AdapterRunner, type Probe, sealSecrets } from './adapter-runner.js';
-import type { Connector } from './connector.js';
 import {
   type ConnectorConfig,
   type ConnectorType,
   outboundUrls,
   parseConnectorConfig,
-} from './connector-config.js';
+} from './adapters/connector-config.js';
+import type { Connector } from './connector.js';
 import { connectorOf, connectorStore } from './connector-store.js';
 import { type ConnectorTestResult, type ConnectorView, connectorView, healthOf } from './connector-views.js';
 

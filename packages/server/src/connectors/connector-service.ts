@@ -1,6 +1,6 @@
-import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { EgressClient } from '../egress/egress-client.js';
+import type { Clock } from '../foundation/clock.js';
 import type { Storage } from '../storage/database.js';
 import type { TokenConsumption } from '../tokens/token-consumption.js';
 import { createAdapterRunner } from './adapter-runner.js';

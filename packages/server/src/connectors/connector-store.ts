@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ConnectorsTable, Database } from '../storage/schema.js';
+import type { ConnectorType, GithubSettings, HttpSettings } from './adapters/connector-config.js';
 import type { Connector } from './connector.js';
-import type { ConnectorType, GithubSettings, HttpSettings } from './connector-config.js';
 
 export type HealthStatus = 'healthy' | 'degraded' | 'down' | 'unknown';
 export const HEALTH_STATUSES: readonly HealthStatus[] = ['healthy', 'degraded', 'down', 'unknown'];

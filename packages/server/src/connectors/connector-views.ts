@@ -1,5 +1,5 @@
 import type { Probe } from './adapter-runner.js';
-import type { ConnectorType } from './connector-config.js';
+import type { ConnectorType } from './adapters/connector-config.js';
 import type { ConnectorWithHealth, HealthStatus } from './connector-store.js';
 
 /**

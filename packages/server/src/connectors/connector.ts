@@ -1,5 +1,10 @@
 import { withoutQuery } from '../egress/egress-client.js';
-import type { ConnectorType, GithubSettings, HttpSettings, NoopSettings } from './connector-config.js';
+import type {
+  ConnectorType,
+  GithubSettings,
+  HttpSettings,
+  NoopSettings,
+} from './adapters/connector-config.js';
 
 /** The adapterId of a token minted when no connector serves the target (contract §5). */
 export const EXTERNAL_ADAPTER_ID = 'external';

@@ -1,5 +1,5 @@
-import { createPoller } from '../background/poller.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../foundation/clock.js';
+import { createPoller } from '../foundation/poller.js';
 import type { Storage } from '../storage/database.js';
 import type { Connector } from './connector.js';
 import { connectorOf, connectorStore } from './connector-store.js';

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { CidrBlock } from '../tenancy/ip-allowlist.js';
+import type { CidrBlock } from '../foundation/ip-allowlist.js';
 
 /** Resolves a host name to addresses; injectable so tests can prove refusals happen before connecting. */
 export type Resolver = (host: string) => Promise<string[]>;

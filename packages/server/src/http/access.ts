@@ -1,5 +1,5 @@
-import type { Permission } from '../tenancy/permissions.js';
-import type { Principal } from '../tenancy/principal.js';
+import type { Permission } from '../identity/permissions.js';
+import type { Principal } from '../identity/principal.js';
 
 /**
  * What a route requires, declared on every route as `config.access`:

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
+import { allowlistAllows, type CidrBlock } from '../foundation/ip-allowlist.js';
+import type { PortalUserPrincipal, Principal } from '../identity/principal.js';
 import { mfaBlocks } from '../portal/session-policy.js';
 import { secretsEqual } from '../tenancy/api-key-secret.js';
 import type { Authenticator } from '../tenancy/authenticator.js';
-import { allowlistAllows, type CidrBlock } from '../tenancy/ip-allowlist.js';
-import type { PortalUserPrincipal, Principal } from '../tenancy/principal.js';
 import { TENANT_ID_PATTERN } from '../tenancy/tenant.js';
 import type { TenantAccessService } from '../tenancy/tenant-access.js';
 import type { Access } from './access.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { allowlistAllows, type CidrBlock, parseAddress } from '../tenancy/ip-allowlist.js';
+import { allowlistAllows, type CidrBlock, parseAddress } from '../foundation/ip-allowlist.js';
 
 /** Longest hop text kept when a forwarded hop cannot be parsed (it then matches no allowlist). */
 const MAX_RAW_HOP_LENGTH = 64;

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetails } from '../errors/app-error.js';
+import { isDatabaseUnavailable, isUnstorableText } from '../errors/database-errors.js';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
-import { isDatabaseUnavailable, isUnstorableText } from '../storage/unavailable.js';
 
 /** Requests under `/v1/physical/*` answer with the physical surface's lower-snake codes. */
 export function isPhysicalSurface(url: string): boolean {

@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error.js';
-import type { Principal } from '../tenancy/principal.js';
+import type { Principal } from '../identity/principal.js';
 
 /** The authenticated principal of a tenant route (set by the authentication hook). */
 export function principalOf(request: { principal: Principal | null }): Principal {

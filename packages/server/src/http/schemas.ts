@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { PERMISSIONS, ROLES } from '../tenancy/permissions.js';
+import { PERMISSIONS, ROLES } from '../identity/permissions.js';
 import { PLANS } from '../tenancy/tenant.js';
 
 /** Schemas shared by several routes; they validate requests, shape responses and feed /openapi.json. */

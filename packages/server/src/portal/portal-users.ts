@@ -1,11 +1,11 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { AuditEvent } from '../audit/audit-entry.js';
-import { appendAudit } from '../audit/audit-log.js';
-import type { Clock } from '../clock.js';
+import type { AuditEvent } from '../chain/audit-entry.js';
+import { appendAudit } from '../chain/audit-log.js';
 import { AppError, type ValidationIssue, validationError } from '../errors/app-error.js';
+import { isUniqueViolation } from '../errors/database-errors.js';
+import type { Clock } from '../foundation/clock.js';
+import { isRole, ROLES, type Role } from '../identity/permissions.js';
 import type { Storage } from '../storage/database.js';
-import { isUniqueViolation } from '../storage/unavailable.js';
-import { isRole, ROLES, type Role } from '../tenancy/permissions.js';
 import { tenantRepository } from '../tenancy/tenant-repository.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-hash.js';
 

@@ -1,4 +1,4 @@
-import { PRIVILEGED_ROLES, type Role } from '../tenancy/permissions.js';
+import { PRIVILEGED_ROLES, type Role } from '../identity/permissions.js';
 
 /** Contract section 2: a portal session ends after 30 minutes without a request, or 12 hours after login. */
 export const IDLE_TIMEOUT_MS = 30 * 60_000;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
+import { isDatabaseUnavailable } from '../errors/database-errors.js';
 import type { Storage } from './database.js';
 import type { Database } from './schema.js';
-import { isDatabaseUnavailable } from './unavailable.js';
 
 interface Pending<I, R> {
   item: I;

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
+import { isPermission, isRole, type Permission, type Role } from '../identity/permissions.js';
 import type { ApiKeysTable, Database } from '../storage/schema.js';
-import { isPermission, isRole, type Permission, type Role } from './permissions.js';
 
 /** An API key record; the secret itself is never stored, only its SHA-256. */
 export interface ApiKeyRecord {

@@ -1,11 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../clock.js';
 import { AppError } from '../errors/app-error.js';
+import type { Clock } from '../foundation/clock.js';
+import { effectivePermissions } from '../identity/permissions.js';
+import type { ApiKeyPrincipal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
 import { type ApiKeyRecord, apiKeyRepository } from './api-key-repository.js';
 import { hashApiKey, hasKnownPrefix } from './api-key-secret.js';
-import { effectivePermissions } from './permissions.js';
-import type { ApiKeyPrincipal } from './principal.js';
 
 /** Contract section 2: key look-ups may be cached for at most 5 s. */
 const CACHE_TTL_MS = 5_000;

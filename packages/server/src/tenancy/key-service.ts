@@ -1,10 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Clock } from '../clock.js';
 import { AppError, validationError } from '../errors/app-error.js';
-import type { Storage } from '../storage/database.js';
-import type { ApiKeyRecord } from './api-key-repository.js';
-import { apiKeyRepository } from './api-key-repository.js';
-import { generateApiKey } from './api-key-secret.js';
+import type { Clock } from '../foundation/clock.js';
 import {
   effectivePermissions,
   isPermission,
@@ -12,8 +8,12 @@ import {
   type Permission,
   ROLE_PERMISSIONS,
   type Role,
-} from './permissions.js';
-import type { Principal } from './principal.js';
+} from '../identity/permissions.js';
+import type { Principal } from '../identity/principal.js';
+import type { Storage } from '../storage/database.js';
+import type { ApiKeyRecord } from './api-key-repository.js';
+import { apiKeyRepository } from './api-key-repository.js';
+import { generateApiKey } from './api-key-secret.js';
 
 /** The response to a key creation: the only time the secret is ever shown. */
 export interface IssuedKey {

@@ -1,11 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import { principalEvent } from '../audit/audit-entry.js';
-import { appendAudit } from '../audit/audit-log.js';
-import type { Clock } from '../clock.js';
+import { principalEvent } from '../chain/audit-entry.js';
+import { appendAudit } from '../chain/audit-log.js';
 import { AppError, validationError } from '../errors/app-error.js';
+import type { Clock } from '../foundation/clock.js';
+import { allowlistAllows, type CidrBlock, parseAllowlist, toBlocks } from '../foundation/ip-allowlist.js';
+import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
-import { allowlistAllows, type CidrBlock, parseAllowlist, toBlocks } from './ip-allowlist.js';
-import type { Principal } from './principal.js';
 import { isPlan, type Plan, type Tenant } from './tenant.js';
 import { tenantRepository } from './tenant-repository.js';
 

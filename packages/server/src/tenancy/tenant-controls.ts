@@ -1,10 +1,10 @@
-import { principalEvent } from '../audit/audit-entry.js';
-import { appendAudit } from '../audit/audit-log.js';
-import type { Clock } from '../clock.js';
+import { principalEvent } from '../chain/audit-entry.js';
+import { appendAudit } from '../chain/audit-log.js';
 import { AppError, validationError } from '../errors/app-error.js';
+import type { Clock } from '../foundation/clock.js';
+import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
 import type { TenantSettingsTable } from '../storage/schema.js';
-import type { Principal } from './principal.js';
 import type { KillSwitch } from './tenant.js';
 
 export interface FloorSetting {

@@ -1,7 +1,7 @@
-import type { Clock } from '../clock.js';
 import { AppError, type ValidationIssue, validationError } from '../errors/app-error.js';
+import { isUniqueViolation } from '../errors/database-errors.js';
+import type { Clock } from '../foundation/clock.js';
 import type { Storage } from '../storage/database.js';
-import { isUniqueViolation } from '../storage/unavailable.js';
 import { apiKeyRepository } from './api-key-repository.js';
 import { type IssuedKey, prepareKey } from './key-service.js';
 import { isPlan, type Plan, TENANT_ID_PATTERN, type Tenant } from './tenant.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type JwsSigner, signCompact } from './jws.js';
+import { type JwsSigner, signCompact } from '../crypto/jws.js';
 
 export const TOKEN_ISSUER = 'service-authority';
 export const MAX_TOKEN_TTL_SECONDS = 300;

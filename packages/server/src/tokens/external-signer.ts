@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
+import { type SigningAlg, verifyJwsInput } from '../crypto/signing-algorithms.js';
 import type { EgressClient } from '../egress/egress-client.js';
-import { type SigningAlg, verifyJwsInput } from './algorithms.js';
 
 export class ExternalSignerError extends Error {
   constructor(message: string) {

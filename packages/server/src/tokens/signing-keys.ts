@@ -1,16 +1,10 @@
 import type { JsonWebKey, KeyObject } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { principalEvent } from '../audit/audit-entry.js';
-import { appendAudit } from '../audit/audit-log.js';
-import type { Clock } from '../clock.js';
+import { principalEvent } from '../chain/audit-entry.js';
+import { appendAudit } from '../chain/audit-log.js';
+import type { JwsSigner } from '../crypto/jws.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import type { EgressClient } from '../egress/egress-client.js';
-import { AppError, validationError } from '../errors/app-error.js';
-import type { Storage } from '../storage/database.js';
-import type { Database, SigningKeysTable } from '../storage/schema.js';
-import { isUniqueViolation } from '../storage/unavailable.js';
-import type { Principal } from '../tenancy/principal.js';
 import {
   generateSigningKeyPair,
   isSigningAlg,
@@ -20,9 +14,15 @@ import {
   publicKeyFromJwk,
   type SigningAlg,
   signJwsInput,
-} from './algorithms.js';
+} from '../crypto/signing-algorithms.js';
+import type { EgressClient } from '../egress/egress-client.js';
+import { AppError, validationError } from '../errors/app-error.js';
+import { isUniqueViolation } from '../errors/database-errors.js';
+import type { Clock } from '../foundation/clock.js';
+import type { Principal } from '../identity/principal.js';
+import type { Storage } from '../storage/database.js';
+import type { Database, SigningKeysTable } from '../storage/schema.js';
 import { signExternally } from './external-signer.js';
-import type { JwsSigner } from './jws.js';
 
 export type KeyStatus = 'ACTIVE' | 'PREVIOUS' | 'RETIRED';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import { isUniqueViolation } from '../errors/database-errors.js';
+import type { Clock } from '../foundation/clock.js';
 import type { Storage } from '../storage/database.js';
-import { isUniqueViolation } from '../storage/unavailable.js';
 
 /** Per-tenant HMAC secrets (contract §5): evidence bundles and permission tokens. */
 export type SecretKind = 'evidence' | 'permission';

@@ -5,12 +5,12 @@ import {
   type NonceStore,
   verifyAuthorityToken,
 } from '@authority-runtime/sdk';
-import { type AuditEvent, principalEvent } from '../audit/audit-entry.js';
-import { appendAudit } from '../audit/audit-log.js';
-import type { Clock } from '../clock.js';
+import { type AuditEvent, principalEvent } from '../chain/audit-entry.js';
+import { appendAudit } from '../chain/audit-log.js';
+import { isUniqueViolation } from '../errors/database-errors.js';
+import type { Clock } from '../foundation/clock.js';
+import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
-import { isUniqueViolation } from '../storage/unavailable.js';
-import type { Principal } from '../tenancy/principal.js';
 import type { SigningKeyService } from './signing-keys.js';
 
 export interface ConsumeRequest {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { appendAudit } from '../audit/audit-log.js';
+import { appendAudit } from '../chain/audit-log.js';
 import { withoutQuery } from '../egress/egress-client.js';
 import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';

@@ -1,9 +1,9 @@
-import { createPoller } from '../background/poller.js';
-import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { type EgressClient, EgressRefusedError, EgressTimeoutError } from '../egress/egress-client.js';
+import type { Clock } from '../foundation/clock.js';
+import { createPoller } from '../foundation/poller.js';
+import { VERSION } from '../foundation/version.js';
 import type { Storage } from '../storage/database.js';
-import { VERSION } from '../version.js';
 import {
   type AttemptRecord,
   type ClaimedDelivery,

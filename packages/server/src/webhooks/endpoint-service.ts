@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { principalEvent } from '../audit/audit-entry.js';
-import { appendAudit } from '../audit/audit-log.js';
-import type { Clock } from '../clock.js';
+import { principalEvent } from '../chain/audit-entry.js';
+import { appendAudit } from '../chain/audit-log.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { decodeIdCursor, encodeIdCursor } from '../cursor.js';
 import { type EgressClient, EgressRefusedError, withoutQuery } from '../egress/egress-client.js';
 import { AppError, validationError } from '../errors/app-error.js';
+import type { Clock } from '../foundation/clock.js';
+import { decodeIdCursor, encodeIdCursor } from '../foundation/cursor.js';
+import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
-import type { Principal } from '../tenancy/principal.js';
 import { ALL_EVENTS } from './events.js';
 import {
   type DeliveryStatus,

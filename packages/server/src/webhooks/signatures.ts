@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { WEBHOOK_SIGNATURE_HEADER } from '@authority-runtime/sdk';
-import { canonicalJson } from '../audit/canonical-json.js';
+import { canonicalJson } from '../crypto/canonical-json.js';
 import type { StoredPayload, WebhookPayload } from './events.js';
 
 export const EVENT_ID_HEADER = 'x-service-event-id';

@@ -2,6 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
+import {
+  allowlistAllows,
+  normalizeCidr,
+  parseAllowlist,
+  toBlocks,
+} from '../../src/foundation/ip-allowlist.js';
 import { clientAddress } from '../../src/http/client-address.js';
 import { createMemoryCounterStore } from '../../src/http/rate-limit/counter-store.js';
 import {
@@ -15,6 +21,7 @@ import {
   remaining,
   WINDOW_MS,
 } from '../../src/http/rate-limit/limits.js';
+import { ROLES } from '../../src/identity/permissions.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../src/portal/password-hash.js';
 import {
   ABSOLUTE_TIMEOUT_MS,
@@ -23,8 +30,6 @@ import {
   mfaRequired,
   sessionState,
 } from '../../src/portal/session-policy.js';
-import { allowlistAllows, normalizeCidr, parseAllowlist, toBlocks } from '../../src/tenancy/ip-allowlist.js';
-import { ROLES } from '../../src/tenancy/permissions.js';
 import { manualClock } from '../helpers/app.js';
 
 const SEED = process.env.FC_SEED === undefined ? 20260101 : Number(process.env.FC_SEED);

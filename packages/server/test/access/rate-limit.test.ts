@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { App } from '../../src/http/build-server.js';
+import type { App } from '../../src/app/build-server.js';
 import { createTenantService } from '../../src/tenancy/tenant-service.js';
 import {
   ADMIN_TOKEN,

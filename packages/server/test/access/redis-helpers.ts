@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Clock } from '../../src/clock.js';
+import { type App, buildServer } from '../../src/app/build-server.js';
 import { loadConfig } from '../../src/config/config.js';
-import { type App, buildServer } from '../../src/http/build-server.js';
+import type { Clock } from '../../src/foundation/clock.js';
 import type { Storage } from '../../src/storage/database.js';
 import { TEST_MASTER_KEY } from '../helpers/app.js';
 

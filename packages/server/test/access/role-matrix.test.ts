@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Resolver } from '../../src/egress/egress-client.js';
 import type { Access } from '../../src/http/access.js';
 import type { RegisteredRoute } from '../../src/http/route-table.js';
-import { ROLES } from '../../src/tenancy/permissions.js';
+import { ROLES } from '../../src/identity/permissions.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/storage.js';
 import { CONTRACT_PRIVILEGED_ROLES, CONTRACT_ROLES, CONTRACT_ROUTE_ACCESS } from './contract.js';

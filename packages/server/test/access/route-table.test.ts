@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { collectRegisteredRoutes } from '../../src/app/route-docs.js';
 import { needs, PUBLIC } from '../../src/http/access.js';
-import { collectRegisteredRoutes } from '../../src/http/route-docs.js';
 import {
   currentRouteTable,
   type RegisteredRoute,

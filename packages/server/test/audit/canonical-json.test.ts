@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
-import { canonicalJson } from '../../src/audit/canonical-json.js';
+import { canonicalJson } from '../../src/crypto/canonical-json.js';
 
 describe('canonical JSON (RFC 8785)', () => {
   it('agrees with an independent JCS implementation on arbitrary JSON values', () => {

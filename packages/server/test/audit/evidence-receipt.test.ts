@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { canonicalJson, sha256Hex } from '../../src/audit/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../../src/crypto/canonical-json.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { recordIntent } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';

@@ -14,7 +14,7 @@ import {
   parsePolicyFile,
   runPolicyCases,
 } from '../../src/cli/policy-test.js';
-import { DEFAULT_THRESHOLDS } from '../../src/intent/thresholds.js';
+import { DEFAULT_THRESHOLDS } from '../../src/intent/domain/thresholds.js';
 import { starterRules } from '../../src/policy/packs.js';
 import type { Rule } from '../../src/policy/rule.js';
 

@@ -1,11 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import {
+  answerBody,
+  DeadlineError,
+  transportFailure,
+} from '../../src/connectors/adapters/adapter-outcome.js';
+import {
+  DEFAULT_GITHUB_BASE_URL,
+  parseConnectorConfig,
+} from '../../src/connectors/adapters/connector-config.js';
+import {
+  GITHUB_OPERATIONS,
+  isRefName,
+  parseGithubArgs,
+} from '../../src/connectors/adapters/github-operation.js';
 import { type Connector, EXTERNAL_ADAPTER_ID, tokenBinding } from '../../src/connectors/connector.js';
-import { DEFAULT_GITHUB_BASE_URL, parseConnectorConfig } from '../../src/connectors/connector-config.js';
 import { healthOf } from '../../src/connectors/connector-views.js';
-import { answerBody, DeadlineError, transportFailure } from '../../src/connectors/execution.js';
-import { GITHUB_OPERATIONS, isRefName, parseGithubArgs } from '../../src/connectors/github-operation.js';
 import { EgressRefusedError, EgressTimeoutError } from '../../src/egress/egress-client.js';
 
 const base = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Connector } from '../../src/connectors/connector.js';
-import type { ExecutionReport } from '../../src/connectors/execution.js';
+import type { ExecutionReport } from '../../src/connectors/connector-execution.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { recordIntent } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';

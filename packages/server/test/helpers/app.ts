@@ -1,8 +1,8 @@
-import type { Clock } from '../../src/clock.js';
+import { type App, buildServer } from '../../src/app/build-server.js';
+import { createServices, type Services } from '../../src/app/services.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import type { Resolver } from '../../src/egress/egress-client.js';
-import { type App, buildServer } from '../../src/http/build-server.js';
-import { createServices, type Services } from '../../src/services.js';
+import type { Clock } from '../../src/foundation/clock.js';
 import type { SqlDialect, Storage } from '../../src/storage/database.js';
 import { type CreatedTenant, createTenantService } from '../../src/tenancy/tenant-service.js';
 import { createTestStorage, type TestStorage } from './storage.js';

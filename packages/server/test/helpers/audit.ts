@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { AuditEvent } from '../../src/audit/audit-entry.js';
-import { type AppendResult, appendAudit } from '../../src/audit/audit-log.js';
+import type { AuditEvent } from '../../src/chain/audit-entry.js';
+import { type AppendResult, appendAudit } from '../../src/chain/audit-log.js';
 import type { Storage } from '../../src/storage/database.js';
 
 export function testEvent(n: number, extra: Partial<AuditEvent> = {}): AuditEvent {

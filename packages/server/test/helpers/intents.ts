@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
-import { appendAudit } from '../../src/audit/audit-log.js';
-import { type IntentDecision, intentRepository } from '../../src/intent/intent-repository.js';
-import type { Services } from '../../src/services.js';
+import type { Services } from '../../src/app/services.js';
+import { appendAudit } from '../../src/chain/audit-log.js';
+import { type IntentDecision, intentRepository } from '../../src/intent/repositories/intent-repository.js';
 import type { Storage } from '../../src/storage/database.js';
 import { mintDecisionToken } from '../../src/tokens/decision-token.js';
 

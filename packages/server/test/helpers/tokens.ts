@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import type { App } from '../../src/http/build-server.js';
-import { buildServer } from '../../src/http/build-server.js';
-import { createServices, type Services } from '../../src/services.js';
+import type { App } from '../../src/app/build-server.js';
+import { buildServer } from '../../src/app/build-server.js';
+import { createServices, type Services } from '../../src/app/services.js';
 import type { Storage } from '../../src/storage/database.js';
 import type { IssuedKey } from '../../src/tenancy/key-service.js';
 import {

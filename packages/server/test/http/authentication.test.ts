@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { Type } from 'typebox';
+import { type App, BODY_LIMIT_BYTES } from '../../src/app/build-server.js';
 import { needs } from '../../src/http/access.js';
-import { type App, BODY_LIMIT_BYTES } from '../../src/http/build-server.js';
+import { PERMISSIONS, type Permission } from '../../src/identity/permissions.js';
 import { apiKeyRepository } from '../../src/tenancy/api-key-repository.js';
 import { hashApiKey } from '../../src/tenancy/api-key-secret.js';
 import type { IssuedKey } from '../../src/tenancy/key-service.js';
-import { PERMISSIONS, type Permission } from '../../src/tenancy/permissions.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
 // The contract's permissions and role table, copied once from contract section 2 (not imported from
 // the code, so a drift between code and contract fails here).

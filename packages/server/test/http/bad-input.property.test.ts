@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
-import { PERMISSIONS, ROLES } from '../../src/tenancy/permissions.js';
+import { PERMISSIONS, ROLES } from '../../src/identity/permissions.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
 import { portalLogin } from '../access/portal-helpers.js';
 import { ADMIN_TOKEN, createTestApp, type Headers, type TestApp } from '../helpers/app.js';

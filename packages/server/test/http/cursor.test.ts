@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { AppError } from '../../src/errors/app-error.js';
 import {
   decodeIdCursor,
   decodeIndexCursor,
   encodeIdCursor,
   encodeIndexCursor,
   nextIdCursor,
-} from '../../src/cursor.js';
-import { AppError } from '../../src/errors/app-error.js';
+} from '../../src/foundation/cursor.js';
 
 const refused = (work: () => unknown) =>
   assert.throws(work, (error: unknown) => error instanceof AppError && error.code === 'VALIDATION_ERROR');

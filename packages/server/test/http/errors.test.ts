@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { Type } from 'typebox';
+import { type App, BODY_LIMIT_BYTES, buildServer } from '../../src/app/build-server.js';
 import { loadConfig } from '../../src/config/config.js';
+import { VERSION } from '../../src/foundation/version.js';
 import { needs, PUBLIC } from '../../src/http/access.js';
-import { type App, BODY_LIMIT_BYTES, buildServer } from '../../src/http/build-server.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
-import { VERSION } from '../../src/version.js';
 import { ADMIN_TOKEN, createTestApp, manualClock, TEST_MASTER_KEY, type TestApp } from '../helpers/app.js';
 import { createTestStorage, ENGINES } from '../helpers/storage.js';
 

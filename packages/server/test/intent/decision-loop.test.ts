@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { staticJwks, verifyAuthorityToken } from '@authority-runtime/sdk';
-import { canonicalJson, sha256Hex } from '../../src/audit/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../../src/crypto/canonical-json.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { intentPayload } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';

@@ -4,16 +4,15 @@ import { Compile } from 'typebox/compile';
 import {
   ALTERNATIVE_SHAPE_MESSAGE,
   checkArgs,
-  checkIdempotencyKey,
   checkIntentRequest,
-  exceedsDepth,
   IntentRequestSchema,
   isAlternativeShape,
-  jsonByteLength,
   MAX_ARGS_BYTES,
   riskFlags,
   validateIntentRequest,
-} from '../../src/intent/intent-request.js';
+} from '../../src/intent/domain/intent-request.js';
+import { checkIdempotencyKey } from '../../src/request-checks/idempotency-key.js';
+import { exceedsDepth, jsonByteLength } from '../../src/request-checks/json-shape.js';
 
 const validator = Compile(IntentRequestSchema);
 

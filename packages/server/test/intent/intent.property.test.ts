@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { interpret, VERB_TABLE, words } from '../../src/intent/interpret.js';
-import { riskScore } from '../../src/intent/risk-score.js';
-import { DEFAULT_THRESHOLDS, mergeThresholds, thresholdSignals } from '../../src/intent/thresholds.js';
+import { interpret, VERB_TABLE, words } from '../../src/intent/domain/interpret.js';
+import { riskScore } from '../../src/intent/domain/risk-score.js';
+import { DEFAULT_THRESHOLDS, mergeThresholds, thresholdSignals } from '../../src/intent/domain/thresholds.js';
 
 // Fixed for reproducible runs; set FC_SEED to explore other inputs.
 const SEED = process.env.FC_SEED === undefined ? 20260101 : Number(process.env.FC_SEED);

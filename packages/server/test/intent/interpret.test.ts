@@ -8,7 +8,7 @@ import {
   VERB_TABLE,
   verbRow,
   words,
-} from '../../src/intent/interpret.js';
+} from '../../src/intent/domain/interpret.js';
 
 const h = (oiCode: string, operationType: 'read' | 'write', confidence: number): Hypothesis => ({
   oiCode,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RE2JS } from 're2js';
-import { interpret } from '../../src/intent/interpret.js';
-import { riskScore } from '../../src/intent/risk-score.js';
-import { DEFAULT_THRESHOLDS } from '../../src/intent/thresholds.js';
+import { interpret } from '../../src/intent/domain/interpret.js';
+import { riskScore } from '../../src/intent/domain/risk-score.js';
+import { DEFAULT_THRESHOLDS } from '../../src/intent/domain/thresholds.js';
 import {
   getPack,
   PACK_RULE_SEPARATOR,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clampScore, DEFAULT_MODIFIERS, riskScore } from '../../src/intent/risk-score.js';
+import { clampScore, DEFAULT_MODIFIERS, riskScore } from '../../src/intent/domain/risk-score.js';
 
 describe('risk score', () => {
   it('defaults the modifiers to 20 / 20 / 15', () => {

@@ -8,7 +8,7 @@ import {
   type ThresholdSettings,
   thresholdSignals,
   validateThresholds,
-} from '../../src/intent/thresholds.js';
+} from '../../src/intent/domain/thresholds.js';
 import { SIGNAL_PRIORITY } from '../../src/policy/decide.js';
 
 const defaults = (): ThresholdSettings => structuredClone({ ...DEFAULT_THRESHOLDS });

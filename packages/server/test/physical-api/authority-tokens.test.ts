@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { sql } from 'kysely';
-import { classify } from '../../src/physical/index.js';
+import { classify } from '../../src/physical/domain/index.js';
 import { bearer, createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/storage.js';
 import {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { canonicalJson, sha256Hex } from '../../src/audit/canonical-json.js';
-import { DEFAULT_PHYSICAL_POLICY } from '../../src/physical/index.js';
+import { canonicalJson, sha256Hex } from '../../src/crypto/canonical-json.js';
+import { DEFAULT_PHYSICAL_POLICY } from '../../src/physical/domain/index.js';
 import { bearer, createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/storage.js';
 import {

@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { resolveMasterKey } from '../../src/config/master-key.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
-import { createPhysicalSigner } from '../../src/physical-infra/physical-signer.js';
+import { createPhysicalSigner } from '../../src/physical/use-cases/physical-signer.js';
 import { openStorage } from '../../src/storage/database.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../src/cli/main.ts');

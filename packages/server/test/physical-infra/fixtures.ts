@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import type { Principal } from '../../src/identity/principal.js';
 import {
   buildPhysicalClaims,
   type PhysicalDecision,
   type PhysicalOutcome,
   type PhysicalTokenRequest,
   type StructuredGoal,
-} from '../../src/physical/index.js';
-import { newPhysicalStateRef } from '../../src/physical-infra/physical-snapshots.js';
-import { normalizePhysicalState, type PhysicalStateInput } from '../../src/physical-infra/physical-state.js';
-import type { Principal } from '../../src/tenancy/principal.js';
+} from '../../src/physical/domain/index.js';
+import { normalizePhysicalState, type PhysicalStateInput } from '../../src/physical/domain/physical-state.js';
+import { newPhysicalStateRef } from '../../src/physical/use-cases/physical-snapshots.js';
 import { TOKEN_ISSUER } from '../../src/tokens/decision-token.js';
 import type { TestApp } from '../helpers/app.js';
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
 import { v7 as uuidv7 } from 'uuid';
-import { REVOCATIONS_PAGE_LIMIT } from '../../src/physical-infra/physical-revocations.js';
+import { REVOCATIONS_PAGE_LIMIT } from '../../src/physical/use-cases/physical-revocations.js';
 import { bearer, createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/storage.js';
 import { chainEvents, goal, issueToken, principal, recordRefusal, tokenRequest } from './fixtures.js';

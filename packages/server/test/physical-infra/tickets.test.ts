@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
-import { TICKET_LIFETIME_MS } from '../../src/physical/index.js';
+import { TICKET_LIFETIME_MS } from '../../src/physical/domain/index.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/storage.js';
 import { chainEvents, goal, principal } from './fixtures.js';

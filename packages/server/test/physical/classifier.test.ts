@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { classify } from '../../src/physical/classifier.js';
-import { CLASSIFIER_CORPUS, CORPUS_AREAS } from '../../src/physical/classifier-corpus.js';
-import { SAFETY_CITATION_PATTERN } from '../../src/physical/physical-types.js';
+import { classify } from '../../src/physical/domain/classifier.js';
+import { CLASSIFIER_CORPUS, CORPUS_AREAS } from '../../src/physical/domain/classifier-corpus.js';
+import { SAFETY_CITATION_PATTERN } from '../../src/physical/domain/physical-types.js';
 import {
   getCategory,
   isSafetyCategory,

@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { classify } from '../../src/physical/classifier.js';
-import { compilePhysicalPolicy } from '../../src/physical/compile-physical-policy.js';
-import { evaluatePhysical, type PhysicalDecision } from '../../src/physical/evaluate-physical.js';
-import { newOperatorTicket } from '../../src/physical/operator-ticket.js';
+import { classify } from '../../src/physical/domain/classifier.js';
+import { compilePhysicalPolicy } from '../../src/physical/domain/compile-physical-policy.js';
+import { evaluatePhysical, type PhysicalDecision } from '../../src/physical/domain/evaluate-physical.js';
+import { newOperatorTicket } from '../../src/physical/domain/operator-ticket.js';
 import {
   BUILT_IN_CLAUSES,
   type ClauseCondition,
   type PhysicalClause,
-} from '../../src/physical/physical-clause.js';
+} from '../../src/physical/domain/physical-clause.js';
 import {
   ACTOR_KINDS,
   ATTESTATION_PROTOCOLS,
   type PhysicalStateValue,
   type StructuredGoal,
-} from '../../src/physical/physical-types.js';
+} from '../../src/physical/domain/physical-types.js';
 import { NOW } from './fixtures.js';
 
 const PREDICATES = ['cell/a', 'cell/b', 'zone/c', 'hazard/1', 'hazard/2'];

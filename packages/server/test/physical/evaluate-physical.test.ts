@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../src/errors/app-error.js';
-import { classify } from '../../src/physical/classifier.js';
-import { compilePhysicalPolicy } from '../../src/physical/compile-physical-policy.js';
-import { evaluatePhysical, physicalDenyDetails } from '../../src/physical/evaluate-physical.js';
-import { newOperatorTicket, type OperatorTicket } from '../../src/physical/operator-ticket.js';
-import type { PhysicalClause } from '../../src/physical/physical-clause.js';
-import type { PhysicalStateValue } from '../../src/physical/physical-types.js';
+import { classify } from '../../src/physical/domain/classifier.js';
+import { compilePhysicalPolicy } from '../../src/physical/domain/compile-physical-policy.js';
+import { evaluatePhysical, physicalDenyDetails } from '../../src/physical/domain/evaluate-physical.js';
+import { newOperatorTicket, type OperatorTicket } from '../../src/physical/domain/operator-ticket.js';
+import type { PhysicalClause } from '../../src/physical/domain/physical-clause.js';
+import type { PhysicalStateValue } from '../../src/physical/domain/physical-types.js';
 import { clearCell, goal, input, NOW, rated, unrated } from './fixtures.js';
 
 function policyOf(...clauses: PhysicalClause[]) {

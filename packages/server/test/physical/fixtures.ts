@@ -1,14 +1,14 @@
-import { classify } from '../../src/physical/classifier.js';
-import { defaultCompiledPolicy } from '../../src/physical/compile-physical-policy.js';
-import type { PhysicalEvaluationInput } from '../../src/physical/evaluate-physical.js';
+import { classify } from '../../src/physical/domain/classifier.js';
+import { defaultCompiledPolicy } from '../../src/physical/domain/compile-physical-policy.js';
+import type { PhysicalEvaluationInput } from '../../src/physical/domain/evaluate-physical.js';
 import type {
   ActorKind,
   AttestationProtocol,
   PhysicalState,
   PhysicalStateValue,
   StructuredGoal,
-} from '../../src/physical/physical-types.js';
-import type { PhysicalTokenRequest } from '../../src/physical/request-consistency.js';
+} from '../../src/physical/domain/physical-types.js';
+import type { PhysicalTokenRequest } from '../../src/physical/domain/request-consistency.js';
 
 export const NOW = 1_767_225_600_123;
 

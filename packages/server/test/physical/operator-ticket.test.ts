@@ -12,8 +12,8 @@ import {
   TICKET_LIFETIME_MS,
   ticketAsOf,
   ticketStatusAt,
-} from '../../src/physical/operator-ticket.js';
-import { nextRevokedAtMs } from '../../src/physical/revocation-time.js';
+} from '../../src/physical/domain/operator-ticket.js';
+import { nextRevokedAtMs } from '../../src/physical/domain/revocation-time.js';
 import { goal, NOW } from './fixtures.js';
 
 const ID = 'esc_0190d7a4-0000-7000-8000-00000000000a';

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../src/errors/app-error.js';
-import { compilePhysicalPolicy, defaultCompiledPolicy } from '../../src/physical/compile-physical-policy.js';
-import { DEFAULT_PHYSICAL_POLICY } from '../../src/physical/default-physical-policy.js';
-import { BUILT_IN_CLAUSE_IDS, MAX_CLAUSES } from '../../src/physical/physical-clause.js';
-import { validatePhysicalPolicy } from '../../src/physical/validate-physical-policy.js';
+import {
+  compilePhysicalPolicy,
+  defaultCompiledPolicy,
+} from '../../src/physical/domain/compile-physical-policy.js';
+import { DEFAULT_PHYSICAL_POLICY } from '../../src/physical/domain/default-physical-policy.js';
+import { BUILT_IN_CLAUSE_IDS, MAX_CLAUSES } from '../../src/physical/domain/physical-clause.js';
+import { validatePhysicalPolicy } from '../../src/physical/domain/validate-physical-policy.js';
 
 function issuesOf(input: unknown): Array<{ path: string; message: string }> {
   const result = validatePhysicalPolicy(input);

@@ -3,15 +3,15 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { AppError } from '../../src/errors/app-error.js';
-import { classify } from '../../src/physical/classifier.js';
-import { evaluatePhysical } from '../../src/physical/evaluate-physical.js';
-import { buildPhysicalClaims, physicalTokenHeader } from '../../src/physical/physical-claims.js';
+import { classify } from '../../src/physical/domain/classifier.js';
+import { evaluatePhysical } from '../../src/physical/domain/evaluate-physical.js';
+import { buildPhysicalClaims, physicalTokenHeader } from '../../src/physical/domain/physical-claims.js';
 import {
   checkRequestConsistency,
   effectiveSafetyBit,
   type PhysicalTokenRequest,
   requestConsistencyIssues,
-} from '../../src/physical/request-consistency.js';
+} from '../../src/physical/domain/request-consistency.js';
 import { goal, input, NOW, tokenRequest } from './fixtures.js';
 
 const PLAIN = classify(goal({ verb: 'place', object: null }));

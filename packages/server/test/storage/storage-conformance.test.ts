@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { AppError } from '../../src/errors/app-error.js';
-import { isUniqueViolation } from '../../src/storage/unavailable.js';
+import { isUniqueViolation } from '../../src/errors/database-errors.js';
 import { apiKeyRepository } from '../../src/tenancy/api-key-repository.js';
 import { generateApiKey, hashApiKey } from '../../src/tenancy/api-key-secret.js';
 import { createKeyService } from '../../src/tenancy/key-service.js';

@@ -8,9 +8,9 @@ import {
   type JWTPayload,
   jwtVerify,
 } from 'jose';
+import type { JwsSigner } from '../../src/crypto/jws.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
 import { mintDecisionToken } from '../../src/tokens/decision-token.js';
-import type { JwsSigner } from '../../src/tokens/jws.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { ADAPTER_ID, bearer, mintFor, tokenRequest } from '../helpers/tokens.js';
 

@@ -7,7 +7,7 @@ import ipaddr from 'ipaddr.js';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { type EgressPolicy, isAddressAllowed, type Resolver } from '../../src/egress/egress-client.js';
-import type { CidrBlock } from '../../src/tenancy/ip-allowlist.js';
+import type { CidrBlock } from '../../src/foundation/ip-allowlist.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
 import { mintDecisionToken } from '../../src/tokens/decision-token.js';
 import { ExternalSignerError } from '../../src/tokens/external-signer.js';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { App } from '../../src/http/build-server.js';
+import type { App } from '../../src/app/build-server.js';
+import { signCompact } from '../../src/crypto/jws.js';
 import type { IssuedKey } from '../../src/tenancy/key-service.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
 import { type MintedToken, mintDecisionToken } from '../../src/tokens/decision-token.js';
-import { signCompact } from '../../src/tokens/jws.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/storage.js';
 import {

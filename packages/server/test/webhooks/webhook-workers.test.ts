@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Clock } from '../../src/clock.js';
-import { systemClock } from '../../src/clock.js';
+import { type App, buildServer } from '../../src/app/build-server.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Resolver } from '../../src/egress/egress-client.js';
-import { type App, buildServer } from '../../src/http/build-server.js';
+import type { Clock } from '../../src/foundation/clock.js';
+import { systemClock } from '../../src/foundation/clock.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
 import { createTenantService } from '../../src/tenancy/tenant-service.js';
 import { claimDue, recordAttempt } from '../../src/webhooks/delivery-store.js';

@@ -1,9 +1,9 @@
 import { Octokit } from '@octokit/rest';
-import type { GithubSecrets, GithubSettings } from '../connector-config.js';
-import { egressFetch } from '../egress-fetch.js';
-import { type AdapterOutcome, describeTransportFailure, transportFailure } from '../execution.js';
-import { type GithubOperation, isCommitSha, parseGithubArgs } from '../github-operation.js';
 import type { AdapterCall, AdapterIo, ProbeOutcome } from './adapter.js';
+import { type AdapterOutcome, describeTransportFailure, transportFailure } from './adapter-outcome.js';
+import type { GithubSecrets, GithubSettings } from './connector-config.js';
+import { egressFetch } from './egress-fetch.js';
+import { type GithubOperation, isCommitSha, parseGithubArgs } from './github-operation.js';
 
 /** The REST API version the adapter is written against, sent on every request. */
 export const GITHUB_API_VERSION = '2022-11-28';

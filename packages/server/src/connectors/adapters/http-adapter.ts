@@ -1,12 +1,12 @@
-import type { HttpSecrets, HttpSettings } from '../connector-config.js';
+import type { AdapterCall, AdapterIo, ProbeOutcome } from './adapter.js';
 import {
   type AdapterOutcome,
   answerBody,
   DeadlineError,
   describeTransportFailure,
   transportFailure,
-} from '../execution.js';
-import type { AdapterCall, AdapterIo, ProbeOutcome } from './adapter.js';
+} from './adapter-outcome.js';
+import type { HttpSecrets, HttpSettings } from './connector-config.js';
 
 function remaining(io: AdapterIo): number {
   const left = Math.floor(io.deadline - performance.now());

@@ -1,5 +1,5 @@
-import type { AdapterOutcome } from '../execution.js';
 import type { AdapterCall, ProbeOutcome } from './adapter.js';
+import type { AdapterOutcome } from './adapter-outcome.js';
 
 /**
  * The noop adapter (contract §8): once the token passed, it records the execution and does nothing

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../foundation/clock.js';
 import { WINDOW_MS } from './limits.js';
 
 export interface Hit {

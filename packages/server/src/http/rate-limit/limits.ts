@@ -1,4 +1,4 @@
-import { parseAddress } from '../../tenancy/ip-allowlist.js';
+import { parseAddress } from '../../foundation/ip-allowlist.js';
 import type { Plan } from '../../tenancy/tenant.js';
 
 /** Every limit of contract section 3 is a budget per minute. */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { AuditService } from '../../audit/audit-service.js';
 import { TIMELINE_MAX_LIMIT } from '../../audit/audit-service.js';
-import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
 import { IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
@@ -31,9 +31,7 @@ const VerificationSchema = Type.Object({
   ),
 });
 
-export const auditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { audit } = services;
-
+export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService }> = async (app, { audit }) => {
   app.post(
     '/audit/verify-chain',
     {

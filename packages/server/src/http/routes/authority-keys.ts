@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../../services.js';
-import { SIGNING_ALGS } from '../../tokens/algorithms.js';
+import { SIGNING_ALGS } from '../../crypto/signing-algorithms.js';
+import type { SigningKeyService } from '../../tokens/signing-keys.js';
+import type { TenantSecrets } from '../../tokens/tenant-secrets.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
 import { IsoDateTime, tenantErrors, tenantSecurity } from '../schemas.js';
@@ -28,12 +29,10 @@ const SecretSchema = Type.Object({
 
 const errors = { ...tenantErrors, 409: tenantErrors[404] };
 
-export const authorityKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
-  app,
-  { services },
-) => {
-  const { signingKeys, secrets } = services;
-
+export const authorityKeyRoutes: FastifyPluginAsyncTypebox<{
+  signingKeys: SigningKeyService;
+  secrets: TenantSecrets;
+}> = async (app, { signingKeys, secrets }) => {
   app.get(
     '/authority/keys',
     {

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { CONNECTOR_TYPES } from '../../connectors/connector-config.js';
+import { CONNECTOR_TYPES } from '../../connectors/adapters/connector-config.js';
+import type { ConnectorService } from '../../connectors/connector-service.js';
 import { HEALTH_STATUSES } from '../../connectors/connector-store.js';
-import { TARGET_SYSTEM_PATTERN } from '../../intent/intent-request.js';
-import type { Services } from '../../services.js';
+import { TARGET_SYSTEM_PATTERN } from '../../foundation/target-system.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
 import { ErrorResponse, IdParams, IsoDateTime, Nullable, tenantErrors, tenantSecurity } from '../schemas.js';
@@ -43,12 +43,10 @@ const TestResultSchema = Type.Object({
   error: Type.Optional(Type.String()),
 });
 
-export const connectorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+export const connectorRoutes: FastifyPluginAsyncTypebox<{ connectors: ConnectorService }> = async (
   app,
-  { services },
+  { connectors },
 ) => {
-  const { connectors } = services;
-
   app.post(
     '/connectors',
     {

@@ -3,9 +3,9 @@ import type { Redis } from 'ioredis';
 import { Type } from 'typebox';
 import type { Config } from '../../config/config.js';
 import { AppError } from '../../errors/app-error.js';
+import { VERSION } from '../../foundation/version.js';
 import type { Storage } from '../../storage/database.js';
 import { secretsEqual } from '../../tenancy/api-key-secret.js';
-import { VERSION } from '../../version.js';
 import { PUBLIC } from '../access.js';
 import type { HttpMetrics } from '../metrics.js';
 

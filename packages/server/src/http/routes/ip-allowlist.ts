@@ -1,16 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../../services.js';
-import { type CidrBlock, MAX_ALLOWLIST_ENTRIES } from '../../tenancy/ip-allowlist.js';
+import { type CidrBlock, MAX_ALLOWLIST_ENTRIES } from '../../foundation/ip-allowlist.js';
+import type { TenantAccessService } from '../../tenancy/tenant-access.js';
 import { needs } from '../access.js';
 import { requestAddress } from '../client-address.js';
 import { principalOf } from '../principal.js';
 import { TenantSchema, tenantErrors, tenantSecurity } from '../schemas.js';
 
 export const ipAllowlistRoutes: FastifyPluginAsyncTypebox<{
-  services: Services;
+  tenantAccess: TenantAccessService;
   trustProxy: readonly CidrBlock[];
-}> = async (app, { services, trustProxy }) => {
+}> = async (app, { tenantAccess, trustProxy }) => {
   app.put(
     '/tenant/ip-allowlist',
     {
@@ -34,7 +34,7 @@ export const ipAllowlistRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const principal = principalOf(request);
-      return services.tenantAccess.setIpAllowlist(
+      return tenantAccess.setIpAllowlist(
         principal.tenantId,
         principal,
         request.body.cidrs,

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../errors/app-error.js';
-import type { Services } from '../../services.js';
+import type { TenantService } from '../../tenancy/tenant-service.js';
+import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import { PUBLIC } from '../access.js';
 import { ErrorResponse } from '../schemas.js';
 
@@ -9,21 +10,24 @@ const Jwks = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unkn
 const Params = Type.Object({ tenantId: Type.String({ maxLength: 63 }) });
 
 /** Public key sets: ACTIVE and PREVIOUS keys (verify tokens), and the archive of RETIRED keys (receipts). */
-export const jwksRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const jwksRoutes: FastifyPluginAsyncTypebox<{
+  tenants: TenantService;
+  signingKeys: SigningKeyService;
+}> = async (app, { tenants, signingKeys }) => {
   async function tenantExists(tenantId: string): Promise<void> {
-    if (!(await services.tenants.get(tenantId))) throw new AppError('NOT_FOUND', 'No such tenant');
+    if (!(await tenants.get(tenantId))) throw new AppError('NOT_FOUND', 'No such tenant');
   }
 
   const sets = [
     {
       file: 'jwks.json',
       summary: "The tenant's token verification keys (ACTIVE and PREVIOUS)",
-      read: (tenantId: string) => services.signingKeys.jwks(tenantId),
+      read: (tenantId: string) => signingKeys.jwks(tenantId),
     },
     {
       file: 'jwks-archive.json',
       summary: "The tenant's RETIRED public keys, kept to verify old receipts and checkpoints",
-      read: (tenantId: string) => services.signingKeys.archive(tenantId),
+      read: (tenantId: string) => signingKeys.archive(tenantId),
     },
   ];
   for (const set of sets) {

@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors/app-error.js';
+import type { CidrBlock } from '../../foundation/ip-allowlist.js';
+import type { PortalUserPrincipal } from '../../identity/principal.js';
 import { MAX_PASSWORD_LENGTH } from '../../portal/password-hash.js';
+import type { PortalService } from '../../portal/portal-service.js';
 import { MAX_EMAIL_LENGTH, normalizeEmail } from '../../portal/portal-users.js';
-import type { Services } from '../../services.js';
-import type { CidrBlock } from '../../tenancy/ip-allowlist.js';
-import type { PortalUserPrincipal } from '../../tenancy/principal.js';
 import { PORTAL_SESSION, PUBLIC } from '../access.js';
 import { requestAddress } from '../client-address.js';
 import { addressBucket, LOGIN_LIMIT_PER_MINUTE } from '../rate-limit/limits.js';
@@ -27,12 +27,10 @@ function portalPrincipalOf(request: FastifyRequest): PortalUserPrincipal {
 
 /** Console sign-in (contract section 2): login, second factor, logout. */
 export const portalRoutes: FastifyPluginAsyncTypebox<{
-  services: Services;
+  portal: PortalService;
   limiter: RateLimiter;
   trustProxy: readonly CidrBlock[];
-}> = async (app, { services, limiter, trustProxy }) => {
-  const { portal } = services;
-
+}> = async (app, { portal, limiter, trustProxy }) => {
   app.post(
     '/portal/login',
     {

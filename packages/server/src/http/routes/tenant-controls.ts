@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../../services.js';
+import type { TenantControls } from '../../tenancy/tenant-controls.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
 import { IsoDateTime, Nullable, tenantErrors, tenantSecurity } from '../schemas.js';
@@ -14,12 +14,10 @@ const ActorSchema = Type.Object({
   updatedBy: Type.String(),
 });
 
-export const tenantControlRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+export const tenantControlRoutes: FastifyPluginAsyncTypebox<{ controls: TenantControls }> = async (
   app,
-  { services },
+  { controls },
 ) => {
-  const { controls } = services;
-
   app.put(
     '/authority/kill-switch/:tenantId',
     {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../../services.js';
+import type { WebhookEndpoints } from '../../webhooks/endpoint-service.js';
 import { DELIVERIES_MAX_LIMIT } from '../../webhooks/endpoint-service.js';
 import { ALL_EVENTS, WEBHOOK_EVENTS } from '../../webhooks/events.js';
 import { DELIVERY_STATUSES } from '../../webhooks/webhook-views.js';
@@ -45,8 +45,10 @@ const DeliverySchema = Type.Object({
   createdAt: IsoDateTime,
 });
 
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { webhooks } = services;
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookEndpoints }> = async (
+  app,
+  { webhooks },
+) => {
   const config = needs('webhooks:manage');
 
   app.post(

@@ -1,0 +1,330 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import {
+  registerAjvFormats,
+  type TypeBoxTypeProvider,
+  TypeBoxValidatorCompiler,
+} from '@fastify/type-provider-typebox';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config.js';
+import { countConnectorExecutions } from '../connectors/connector-metrics.js';
+import { AppError } from '../errors/app-error.js';
+import type { Clock } from '../foundation/clock.js';
+import { VERSION } from '../foundation/version.js';
+import { PUBLIC } from '../http/access.js';
+import { type AccessControl, checkAccess, checkTenantReferences } from '../http/authentication.js';
+import { sendError, toAppError } from '../http/error-envelope.js';
+import { createHttpMetrics } from '../http/metrics.js';
+import { counterStore } from '../http/rate-limit/counter-store.js';
+import { createRateLimiter } from '../http/rate-limit/rate-limiter.js';
+import { requestIdFor, stripVersionPrefix } from '../http/request-id.js';
+import { type RegisteredRoute, recordRoute } from '../http/route-table.js';
+import { adminRoutes } from '../http/routes/admin.js';
+import { auditRoutes } from '../http/routes/audit.js';
+import { authorityKeyRoutes } from '../http/routes/authority-keys.js';
+import { connectorRoutes } from '../http/routes/connectors.js';
+import { healthRoutes } from '../http/routes/health.js';
+import { ipAllowlistRoutes } from '../http/routes/ip-allowlist.js';
+import { jwksRoutes } from '../http/routes/jwks.js';
+import { keyRoutes } from '../http/routes/keys.js';
+import { portalRoutes } from '../http/routes/portal.js';
+import { tenantRoutes } from '../http/routes/tenant.js';
+import { tenantControlRoutes } from '../http/routes/tenant-controls.js';
+import { webhookRoutes } from '../http/routes/webhooks.js';
+import { approvalRoutes } from '../intent/routes/approvals.js';
+import { observeDecisionCommits } from '../intent/routes/decision-metrics.js';
+import { evaluateRoutes } from '../intent/routes/evaluate.js';
+import { intentEvidenceRoutes } from '../intent/routes/intent-evidence.js';
+import { intentRoutes } from '../intent/routes/intents.js';
+import { policyRoutes } from '../intent/routes/policy.js';
+import { thresholdRoutes } from '../intent/routes/thresholds.js';
+import { tokenRoutes } from '../intent/routes/tokens.js';
+import { physicalRoutes } from '../physical/routes/physical-routes.js';
+import type { Storage } from '../storage/database.js';
+import { countWebhookDeliveries } from '../webhooks/webhook-metrics.js';
+import { createServices, type Services } from './services.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** How often lapsed escalations are written down as EXPIRED (reads already show them expired). */
+const APPROVAL_SWEEP_MS = 15_000;
+
+export interface ServerDeps {
+  config: Config;
+  storage: Storage;
+  clock: Clock;
+  /** 32 bytes (AUTHORITY_MASTER_KEY, or the embedded key file). */
+  masterKey: Buffer;
+  redis?: Redis | undefined;
+  /** Fastify logger options; tests pass false. */
+  logger?: FastifyServerOptions['logger'];
+  /** Prebuilt services (tests keep a handle on them); built from the deps otherwise. */
+  services?: Services;
+  /** Background jobs (checkpoint sweeps); tests that drive them by hand turn them off. */
+  backgroundJobs?: boolean;
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+registerAjvFormats();
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || containsNul(inner));
+  }
+  return false;
+}
+
+/** Builds the HTTP application without listening, so tests drive it with inject() or a real port. */
+export async function buildServer(deps: ServerDeps): Promise<App> {
+  const { config, storage, clock } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    rewriteUrl: (req) => stripVersionPrefix(req.url ?? '/'),
+    trustProxy: false,
+    // While closing, requests get 503 in our envelope (the onRequest hook below), not Fastify's.
+    return503OnClosing: false,
+    // Errors Fastify raises before routing (a malformed URL) bypass setErrorHandler; render them here.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendError(request, reply, toAppError(error).appError);
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.decorateRequest('principal', null);
+  app.decorateRequest('clientAddress', null);
+  app.decorateRequest('rateLimits', null);
+  const registeredRoutes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', registeredRoutes);
+
+  const metrics = createHttpMetrics();
+  const services =
+    deps.services ??
+    createServices({
+      config,
+      storage,
+      clock,
+      masterKey: deps.masterKey,
+      onBackgroundError: (error) => app.log.warn({ err: error }, 'background work failed'),
+    });
+  const accessControl: AccessControl = {
+    authenticator: services.authenticator,
+    portal: services.portal,
+    tenantAccess: services.tenantAccess,
+    limiter: createRateLimiter({
+      store: counterStore(deps, (error) => app.log.warn({ err: error }, 'rate-limit counters unavailable')),
+      rateLimitPerIp: config.rateLimitPerIp,
+      registry: metrics.registry,
+    }),
+    trustProxy: config.trustProxy,
+    adminToken: config.adminToken,
+  };
+
+  // Bodies: JSON only; an empty body is accepted (POST routes without a body) and left undefined.
+  app.removeAllContentTypeParsers();
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, (error, parsed) => {
+      // NUL cannot be stored in PostgreSQL text and has no business in an authorization request;
+      // refusing it here keeps both engines alike. Raw NUL is already invalid JSON, so only bodies
+      // with the escape are walked.
+      if (!error && text.includes('\\u0000') && containsNul(parsed)) {
+        const message = 'The request body contains a NUL character';
+        done(new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }), undefined);
+        return;
+      }
+      done(error, parsed);
+    });
+  });
+
+  // Every route must say who may call it; routes added by plugins (the docs UI) are public.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) {
+      route.config = { ...(route.config ?? {}), access: PUBLIC };
+      route.schema = { ...(route.schema ?? {}), hide: true };
+    }
+    if (route.config?.access === undefined)
+      throw new Error(`route ${route.method} ${route.url} declares no access`);
+    recordRoute(registeredRoutes, route.method, route.url, route.config.access);
+  });
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down');
+    }
+    const access = request.routeOptions.config.access;
+    if (access === undefined) return;
+    request.principal = await checkAccess(request, reply, accessControl, access);
+  });
+
+  app.addHook('preValidation', async (request) => {
+    // An absent body is an empty object to the schema: optional-only bodies (verify-chain) accept
+    // it, and required fields are reported by name rather than as "must be object".
+    if (request.body === undefined && request.routeOptions.schema?.body !== undefined) request.body = {};
+    if (request.principal !== null) checkTenantReferences(request, request.principal);
+    // An id with NUL in it names nothing (and PostgreSQL could not even look it up).
+    const params = request.params as Record<string, unknown> | undefined;
+    if (params && Object.values(params).some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+      throw new AppError('NOT_FOUND');
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
+    metrics.requests.inc(labels);
+    metrics.duration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.header('x-request-id', request.id);
+    return sendError(
+      request,
+      reply,
+      new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`),
+    );
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { appError, unexpected } = toAppError(error);
+    if (unexpected) request.log.error({ err: error, requestId: request.id }, 'request failed');
+    reply.header('x-request-id', request.id);
+    return sendError(request, reply, appError);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Authority Runtime',
+        version: VERSION,
+        description: 'Authorization runtime for AI agents and physical machines.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'API key (service_live_…)' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token' },
+          portalSession: { type: 'apiKey', in: 'header', name: 'x-portal-session-id' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  await app.register(healthRoutes, { config, storage, redis: deps.redis, metrics });
+  await app.register(tenantRoutes, { tenants: services.tenants });
+  await app.register(ipAllowlistRoutes, {
+    tenantAccess: services.tenantAccess,
+    trustProxy: config.trustProxy,
+  });
+  await app.register(portalRoutes, {
+    portal: services.portal,
+    limiter: accessControl.limiter,
+    trustProxy: config.trustProxy,
+  });
+  await app.register(keyRoutes, { keys: services.apiKeys });
+  await app.register(authorityKeyRoutes, { signingKeys: services.signingKeys, secrets: services.secrets });
+  await app.register(jwksRoutes, { tenants: services.tenants, signingKeys: services.signingKeys });
+  await app.register(tokenRoutes, { tokenConsumption: services.tokenConsumption });
+  await app.register(auditRoutes, { audit: services.audit });
+  await app.register(intentEvidenceRoutes, { intentEvidence: services.intentEvidence });
+  await app.register(tenantControlRoutes, { controls: services.controls });
+  await app.register(thresholdRoutes, { thresholds: services.thresholds });
+  await app.register(intentRoutes, {
+    decisionLoop: services.decisionLoop,
+    intentReads: services.intentReads,
+    metrics,
+  });
+  await app.register(approvalRoutes, { approvals: services.approvals });
+  await app.register(policyRoutes, { policies: services.policies });
+  await app.register(evaluateRoutes, { authorityEvaluate: services.authorityEvaluate });
+  await app.register(webhookRoutes, { webhooks: services.webhooks });
+  await app.register(connectorRoutes, { connectors: services.connectors });
+  await app.register(physicalRoutes, {
+    physical: services.physical,
+    issuance: services.physicalIssuance,
+    policies: services.physicalPolicies,
+    metrics,
+  });
+  countWebhookDeliveries(metrics.registry, services.webhookWorker);
+  countConnectorExecutions(metrics.registry, services.connectors);
+  observeDecisionCommits(metrics.registry, services.decisionLoop);
+  if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });
+
+  if (deps.backgroundJobs !== false) {
+    // Checkpoints are due by count (1,000 entries) or by time; a short sweep covers both.
+    let timer: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      timer = setInterval(
+        () => {
+          services.checkpointer
+            .sweep()
+            .catch((error: unknown) => app.log.warn({ err: error }, 'checkpoint sweep failed'));
+        },
+        Math.min(config.checkpointIntervalMs, 1_000),
+      );
+      timer.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(timer));
+
+    // Escalations past their deadline read as expired at once; the sweep writes the expiry down,
+    // with its audit entry and decision.denied event.
+    let approvalTimer: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      approvalTimer = setInterval(() => {
+        services.approvals
+          .sweepExpired()
+          .catch((error: unknown) => app.log.warn({ err: error }, 'escalation expiry sweep failed'));
+      }, APPROVAL_SWEEP_MS);
+      approvalTimer.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(approvalTimer));
+
+    // Webhook deliveries: every instance polls; claims keep them from sending one delivery twice.
+    app.addHook('onReady', async () => services.webhookWorker.start(config.webhookPollMs));
+    app.addHook('onClose', async () => services.webhookWorker.stop());
+
+    // Connector health: every instance polls for due checks; claims keep a check from running twice.
+    app.addHook('onReady', async () =>
+      services.connectorHealth.start(Math.min(config.connectorHealthIntervalMs, 1_000)),
+    );
+    app.addHook('onClose', async () => services.connectorHealth.stop());
+  }
+
+  return app;
+}

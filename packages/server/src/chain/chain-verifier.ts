@@ -1,0 +1,95 @@
+import { sha256Hex } from '../crypto/canonical-json.js';
+import { type AuditEntry, GENESIS_HASH } from './audit-entry.js';
+
+export type ChainBreakReason =
+  | 'ENTRY_HASH_MISMATCH'
+  | 'PREVIOUS_HASH_MISMATCH'
+  | 'INDEX_GAP'
+  | 'CHECKPOINT_MISMATCH';
+
+export interface ChainBreak {
+  brokenAt: number;
+  reason: ChainBreakReason;
+}
+
+/** An entry as the verifier receives it: the canonical text that was hashed and the stored hash. */
+export interface StoredEntry {
+  index: number;
+  canonical: string;
+  entryHash: string;
+}
+
+/** A checkpoint whose signature the caller has already checked (or found wanting). */
+export interface CheckedCheckpoint {
+  index: number;
+  entryHash: string;
+  signatureValid: boolean;
+}
+
+/**
+ * Incremental chain verification in constant memory: feed entries in index order, one at a time.
+ * Returns the first break, or null while the chain holds. Pure; no I/O.
+ */
+export class ChainVerifier {
+  private expectedIndex: number;
+  private previousHash: string | undefined;
+  private readonly tenantId: string;
+  length = 0;
+  latestHash: string;
+
+  /** `startPreviousHash` undefined means "trust the first entry's previousHash" (a range or export from k > 0). */
+  constructor(
+    tenantId: string,
+    startIndex = 0,
+    startPreviousHash: string | undefined = startIndex === 0 ? GENESIS_HASH : undefined,
+  ) {
+    this.tenantId = tenantId;
+    this.expectedIndex = startIndex;
+    this.previousHash = startPreviousHash;
+    this.latestHash = startPreviousHash ?? GENESIS_HASH;
+  }
+
+  push(stored: StoredEntry): ChainBreak | null {
+    if (stored.index !== this.expectedIndex) {
+      return { brokenAt: Math.min(stored.index, this.expectedIndex), reason: 'INDEX_GAP' };
+    }
+    let parsed: Partial<AuditEntry>;
+    try {
+      parsed = JSON.parse(stored.canonical) as Partial<AuditEntry>;
+    } catch {
+      return { brokenAt: stored.index, reason: 'ENTRY_HASH_MISMATCH' };
+    }
+    const consistent =
+      sha256Hex(stored.canonical) === stored.entryHash &&
+      parsed.index === stored.index &&
+      parsed.tenantId === this.tenantId;
+    if (!consistent) return { brokenAt: stored.index, reason: 'ENTRY_HASH_MISMATCH' };
+    if (this.previousHash !== undefined && parsed.previousHash !== this.previousHash) {
+      return { brokenAt: stored.index, reason: 'PREVIOUS_HASH_MISMATCH' };
+    }
+    this.previousHash = stored.entryHash;
+    this.latestHash = stored.entryHash;
+    this.expectedIndex += 1;
+    this.length += 1;
+    return null;
+  }
+
+  /** Index the next entry must have. */
+  get nextIndex(): number {
+    return this.expectedIndex;
+  }
+}
+
+/**
+ * Checks checkpoints against the hashes seen at their indices. `hashAt` returns the verified hash at
+ * an index, or undefined when the chain does not reach it (a truncated chain).
+ */
+export function checkCheckpoint(
+  checkpoint: CheckedCheckpoint,
+  hashAt: string | undefined,
+): ChainBreak | null {
+  if (!checkpoint.signatureValid || hashAt !== checkpoint.entryHash) {
+    return { brokenAt: checkpoint.index, reason: 'CHECKPOINT_MISMATCH' };
+  }
+  return null;
+}

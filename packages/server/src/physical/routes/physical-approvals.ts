@@ -1,0 +1,114 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { decodeIdCursor, nextIdCursor } from '../../foundation/cursor.js';
+import { needs } from '../../http/access.js';
+import { principalOf } from '../../http/principal.js';
+import { Nullable, tenantSecurity } from '../../http/schemas.js';
+import { TICKET_STATUSES } from '../domain/index.js';
+import type { PhysicalTickets } from '../use-cases/physical-tickets.js';
+import {
+  DEFAULT_PAGE_LIMIT,
+  IdSegment,
+  Millis,
+  PageQuery,
+  physicalErrors,
+  StructuredGoalView,
+} from './physical-schemas.js';
+
+export const TicketSchema = Type.Object({
+  ticketId: Type.String({ description: 'esc_ + UUIDv7' }),
+  tenantId: Type.String(),
+  status: Type.Enum(TICKET_STATUSES),
+  approvedBy: Nullable(Type.String({ description: 'The principal that decided (approve or reject)' })),
+  approvedAtMs: Nullable(Millis),
+  rejectionReason: Nullable(Type.String()),
+  expiresAtMs: Millis,
+  intent: Type.Object({ oiCode: Type.String(), structuredGoal: StructuredGoalView }),
+  createdAtMs: Millis,
+  approvalUrl: Type.String(),
+  operator: Nullable(Type.String({ description: 'Display name given with the decision' })),
+});
+
+const TicketParams = Type.Object({ ticketId: IdSegment });
+
+/** Operator tickets of escalated physical requests (document 02 "Approvals", contract §9). */
+export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{ tickets: PhysicalTickets }> = async (
+  app,
+  { tickets },
+) => {
+  app.get(
+    '/physical/approvals',
+    {
+      config: needs('physical:approvals:read'),
+      schema: {
+        tags: ['physical'],
+        summary: 'Tickets by status (default pending), newest first',
+        security: tenantSecurity,
+        querystring: Type.Object(
+          {
+            status: Type.Optional(Type.Enum(TICKET_STATUSES, { description: 'Default pending' })),
+            ...PageQuery,
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ tickets: Type.Array(TicketSchema), nextCursor: Nullable(Type.String()) }),
+          ...physicalErrors,
+        },
+      },
+    },
+    async (request) => {
+      const page = await tickets.list(principalOf(request).tenantId, {
+        status: request.query.status ?? 'pending',
+        limit: request.query.limit ?? DEFAULT_PAGE_LIMIT,
+        before: decodeIdCursor(request.query.cursor),
+      });
+      return {
+        tickets: page.tickets,
+        nextCursor: nextIdCursor(page.tickets, page.hasMore, (t) => t.ticketId),
+      };
+    },
+  );
+
+  app.get(
+    '/physical/approvals/:ticketId',
+    {
+      config: needs('physical:approvals:read'),
+      schema: {
+        tags: ['physical'],
+        summary: 'Poll one ticket',
+        security: tenantSecurity,
+        params: TicketParams,
+        response: { 200: TicketSchema, ...physicalErrors },
+      },
+    },
+    async (request) => tickets.get(principalOf(request).tenantId, request.params.ticketId),
+  );
+
+  app.post(
+    '/physical/approvals/:ticketId/decide',
+    {
+      config: needs('physical:approvals:decide'),
+      schema: {
+        tags: ['physical'],
+        summary:
+          'Approve or reject a pending ticket; the authenticated principal is recorded as approvedBy (409 when not pending)',
+        security: tenantSecurity,
+        params: TicketParams,
+        body: Type.Object(
+          {
+            decision: Type.Enum(['approved', 'rejected']),
+            operator: Type.String({ minLength: 1, maxLength: 200, description: 'Display only' }),
+            reason: Type.Optional(Type.String({ maxLength: 2000, description: 'Recorded on rejection' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: TicketSchema, ...physicalErrors },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      return tickets.decide(principal.tenantId, principal, request.params.ticketId, request.body);
+    },
+  );
+};

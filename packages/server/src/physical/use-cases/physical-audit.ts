@@ -1,0 +1,441 @@
+/**
+ * The physical audit records (02-physical-api.md "Audit entry", contract §9): one row per physical
+ * decision (ALLOW, ESCALATE, DENY), written with its chain entry in the decision's transaction, and
+ * the verification reports edge verifiers send back about issued tokens.
+ *
+ * - `tokenJti` is set on ALLOW only; `GET /audit/{jti}` finds issued tokens. Every decision also
+ *   has a `decisionId` (UUIDv7), the keyset of the list (newest first).
+ * - Chain events: `physical.token.issued` (ALLOW), `physical.escalated`, `physical.denied`; each
+ *   names the actor (`physical:<actorKind>`) and the issuance's correlation id. A verification
+ *   report appends `physical.verification` under the reporting principal with the same
+ *   correlation id.
+ * - `verifications` lists the reports of a token oldest first (at most `MAX_VERIFICATIONS_SHOWN`,
+ *   the most recent ones; the chain keeps every one).
+ */
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Static, Type } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { v7 as uuidv7 } from 'uuid';
+import { type AppendResult, appendAudit } from '../../chain/audit-log.js';
+import { AppError } from '../../errors/app-error.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { Principal } from '../../identity/principal.js';
+import type { Storage } from '../../storage/database.js';
+import type { Database, PhysicalDecisionsTable, PhysicalVerificationsTable } from '../../storage/schema.js';
+import type {
+  ActorKind,
+  PhysicalOutcome,
+  PhysicalState,
+  PhysicalTokenRequest,
+  SafeDefault,
+  StructuredGoal,
+} from '../domain/index.js';
+import { physicalEvent } from '../domain/physical-events.js';
+
+export const MAX_VERIFICATIONS_SHOWN = 1000;
+/** Most reports one `POST /v1/physical/verifications` takes. */
+export const MAX_REPORTS_PER_BATCH = 500;
+
+/** One report of an edge verifier (contract §9); `jti` only in the batch form. */
+export const VerificationReportSchema = Type.Object(
+  {
+    edgeNodeId: Type.String({ minLength: 1, maxLength: 200 }),
+    result: Type.Enum(['accepted', 'rejected']),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+    atMs: Type.Integer({ minimum: 0, description: 'When the edge verified the token (edge clock), ms' }),
+  },
+  { additionalProperties: false },
+);
+export type VerificationReport = Static<typeof VerificationReportSchema>;
+
+export const BatchReportSchema = Type.Object(
+  {
+    jti: Type.String({ minLength: 1, maxLength: 200 }),
+    ...VerificationReportSchema.properties,
+  },
+  { additionalProperties: false },
+);
+export type BatchReport = Static<typeof BatchReportSchema>;
+const batchReport = Compile(BatchReportSchema);
+
+export interface Verification {
+  atMs: number;
+  edgeNodeId: string;
+  result: 'accepted' | 'rejected';
+  reason?: string;
+}
+
+export interface PhysicalAuditEntry {
+  decisionId: string;
+  tokenJti: string | null;
+  tenantId: string;
+  issuedAtMs: number;
+  expiresAtMs: number | null;
+  actorIdentity: string;
+  oiCode: string;
+  decision: PhysicalOutcome;
+  structuredGoal: StructuredGoal;
+  dagNode: PhysicalTokenRequest['dagNode'];
+  physicalStateRef: string | null;
+  physicalState: PhysicalState | null;
+  safetyBit: boolean;
+  safetyCitations: string[];
+  verifications: Verification[];
+  correlationId: string;
+  safeDefault: SafeDefault;
+  clauseId: string | null;
+  clauseIds: string[];
+  escalationTicketId: string | null;
+  operatorTicketId: string | null;
+  revocation: { revokedAtMs: number; reason: string } | null;
+}
+
+/** What the decision endpoint records for every decision. */
+export interface PhysicalDecisionRecord {
+  tenantId: string;
+  decision: PhysicalOutcome;
+  /** The token id on ALLOW; null on ESCALATE and DENY. */
+  tokenJti: string | null;
+  /** The issuance request's UUIDv7 (a re-issue with an operator ticket reuses the ticket's). */
+  correlationId: string;
+  issuedAtMs: number;
+  /** Token expiry on ALLOW, ticket expiry on ESCALATE, null on DENY. */
+  expiresAtMs: number | null;
+  actorIdentity: string;
+  actorKind: ActorKind;
+  oiCode: string;
+  structuredGoal: StructuredGoal;
+  dagNode: PhysicalTokenRequest['dagNode'];
+  /** From `snapshots.record` in the same transaction, or null when no state was submitted. */
+  physicalStateRef: string | null;
+  safetyBit: boolean;
+  safetyCitations: readonly string[];
+  safeDefault: SafeDefault;
+  clauseId: string | null;
+  clauseIds: readonly string[];
+  escalationTicketId: string | null;
+  operatorTicketId: string | null;
+  /** The decision's reasons; written to the chain entry only. */
+  reasons?: readonly string[];
+}
+
+export interface AuditListQuery {
+  limit: number;
+  before?: string | undefined;
+  oiCode?: string | undefined;
+  actorIdentity?: string | undefined;
+}
+
+export interface ReportOutcome {
+  accepted: number;
+  rejected: { index: number; code: 'validation_error' | 'not_found' }[];
+}
+
+export interface PhysicalAudit {
+  /** Writes the decision row and its chain entry inside the caller's write transaction. */
+  record(
+    trx: Kysely<Database>,
+    record: PhysicalDecisionRecord,
+  ): Promise<{ decisionId: string; audit: AppendResult }>;
+  /** The entry of an issued token of the tenant. */
+  get(tenantId: string, tokenJti: string): Promise<PhysicalAuditEntry | undefined>;
+  /** Every decision, newest first; `before` is the decisionId of the previous page's last entry. */
+  list(tenantId: string, query: AuditListQuery): Promise<{ entries: PhysicalAuditEntry[]; hasMore: boolean }>;
+  /** One report about the tenant's token `tokenJti`; 404 `not_found` when it is not one. */
+  reportOne(
+    tenantId: string,
+    principal: Principal,
+    tokenJti: string,
+    report: VerificationReport,
+  ): Promise<Verification>;
+  /** Reports about several tokens; each invalid or unknown report is refused by index, the rest recorded. */
+  reportMany(tenantId: string, principal: Principal, reports: readonly unknown[]): Promise<ReportOutcome>;
+}
+
+const EVENT_TYPES: Record<PhysicalOutcome, string> = {
+  ALLOW: 'physical.token.issued',
+  ESCALATE: 'physical.escalated',
+  DENY: 'physical.denied',
+};
+
+function toVerification(row: Selectable<PhysicalVerificationsTable>): Verification {
+  const verification: Verification = {
+    atMs: row.at_ms,
+    edgeNodeId: row.edge_node_id,
+    result: row.result as Verification['result'],
+  };
+  if (row.reason !== null) verification.reason = row.reason;
+  return verification;
+}
+
+export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): PhysicalAudit {
+  const { storage, clock } = deps;
+  const db = storage.db;
+
+  /** Entries for decision rows: state, verifications and revocation joined in three queries. */
+  async function entries(
+    tenantId: string,
+    rows: readonly Selectable<PhysicalDecisionsTable>[],
+  ): Promise<PhysicalAuditEntry[]> {
+    const refs = rows.flatMap((row) => (row.physical_state_ref === null ? [] : [row.physical_state_ref]));
+    const jtis = rows.flatMap((row) => (row.token_jti === null ? [] : [row.token_jti]));
+    const states = new Map<string, PhysicalState>();
+    if (refs.length > 0) {
+      const found = await db
+        .selectFrom('physical_snapshots')
+        .select(['id', 'state'])
+        .where('tenant_id', '=', tenantId)
+        .where('id', 'in', refs)
+        .execute();
+      for (const row of found) states.set(row.id, JSON.parse(row.state) as PhysicalState);
+    }
+    const verifications = new Map<string, Verification[]>();
+    const revocations = new Map<string, { revokedAtMs: number; reason: string }>();
+    if (jtis.length > 0) {
+      // The most recent reports of each token, oldest first.
+      const ranked = db
+        .selectFrom('physical_verifications')
+        .selectAll()
+        .select(sql<number>`row_number() over (partition by token_jti order by id desc)`.as('rank'))
+        .where('tenant_id', '=', tenantId)
+        .where('token_jti', 'in', jtis)
+        .as('ranked');
+      const reported = await db
+        .selectFrom(ranked)
+        .selectAll()
+        .where('rank', '<=', MAX_VERIFICATIONS_SHOWN)
+        .orderBy('id')
+        .execute();
+      for (const row of reported) {
+        const list = verifications.get(row.token_jti) ?? [];
+        list.push(toVerification(row));
+        verifications.set(row.token_jti, list);
+      }
+    }
+    if (jtis.length > 0) {
+      const revoked = await db
+        .selectFrom('physical_revocations')
+        .select(['token_jti', 'revoked_at', 'reason'])
+        .where('tenant_id', '=', tenantId)
+        .where('token_jti', 'in', jtis)
+        .execute();
+      for (const row of revoked)
+        revocations.set(row.token_jti, { revokedAtMs: row.revoked_at, reason: row.reason });
+    }
+    return rows.map((row) => ({
+      decisionId: row.id,
+      tokenJti: row.token_jti,
+      tenantId: row.tenant_id,
+      issuedAtMs: row.issued_at,
+      expiresAtMs: row.expires_at,
+      actorIdentity: row.actor_identity,
+      oiCode: row.oi_code,
+      decision: row.decision as PhysicalOutcome,
+      structuredGoal: JSON.parse(row.structured_goal) as StructuredGoal,
+      dagNode: JSON.parse(row.dag_node) as PhysicalTokenRequest['dagNode'],
+      physicalStateRef: row.physical_state_ref,
+      physicalState: row.physical_state_ref === null ? null : (states.get(row.physical_state_ref) ?? null),
+      safetyBit: row.safety_bit === 1,
+      safetyCitations: JSON.parse(row.safety_citations) as string[],
+      verifications: row.token_jti === null ? [] : (verifications.get(row.token_jti) ?? []),
+      correlationId: row.correlation_id,
+      safeDefault: row.safe_default as SafeDefault,
+      clauseId: row.clause_id,
+      clauseIds: JSON.parse(row.clause_ids) as string[],
+      escalationTicketId: row.escalation_ticket_id,
+      operatorTicketId: row.operator_ticket_id,
+      revocation: row.token_jti === null ? null : (revocations.get(row.token_jti) ?? null),
+    }));
+  }
+
+  /** Issued tokens of the tenant among `jtis`, with their correlation ids. */
+  async function issued(tenantId: string, jtis: readonly string[]): Promise<Map<string, string>> {
+    if (jtis.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('physical_decisions')
+      .select(['token_jti', 'correlation_id'])
+      .where('tenant_id', '=', tenantId)
+      .where('token_jti', 'in', [...new Set(jtis)])
+      .execute();
+    return new Map(
+      rows.flatMap((row) => (row.token_jti === null ? [] : [[row.token_jti, row.correlation_id]])),
+    );
+  }
+
+  /** Stores reports of known tokens with their chain entries, in one transaction. */
+  async function store(
+    tenantId: string,
+    principal: Principal,
+    reports: readonly { jti: string; correlationId: string; report: VerificationReport }[],
+  ): Promise<void> {
+    if (reports.length === 0) return;
+    await storage.writeTransaction(async (trx) => {
+      const now = clock();
+      await trx
+        .insertInto('physical_verifications')
+        .values(
+          reports.map(({ jti, report }) => ({
+            tenant_id: tenantId,
+            id: uuidv7(),
+            token_jti: jti,
+            edge_node_id: report.edgeNodeId,
+            result: report.result,
+            reason: report.reason ?? null,
+            at_ms: report.atMs,
+            reported_at: now,
+            reported_by: principal.id,
+          })),
+        )
+        .execute();
+      await appendAudit(
+        trx,
+        storage.dialect,
+        tenantId,
+        reports.map(({ jti, correlationId, report }) =>
+          physicalEvent({ principal, correlationId }, 'physical.verification', {
+            tokenJti: jti,
+            edgeNodeId: report.edgeNodeId,
+            result: report.result,
+            reason: report.reason ?? null,
+            atMs: report.atMs,
+          }),
+        ),
+        now,
+      );
+    });
+  }
+
+  return {
+    async record(trx, record) {
+      if ((record.decision === 'ALLOW') !== (record.tokenJti !== null)) {
+        throw new Error('a physical decision has a tokenJti exactly when it is an ALLOW');
+      }
+      const decisionId = uuidv7();
+      await trx
+        .insertInto('physical_decisions')
+        .values({
+          tenant_id: record.tenantId,
+          id: decisionId,
+          token_jti: record.tokenJti,
+          decision: record.decision,
+          correlation_id: record.correlationId,
+          issued_at: record.issuedAtMs,
+          expires_at: record.expiresAtMs,
+          actor_identity: record.actorIdentity,
+          actor_kind: record.actorKind,
+          oi_code: record.oiCode,
+          structured_goal: JSON.stringify(record.structuredGoal),
+          dag_node: JSON.stringify(record.dagNode),
+          physical_state_ref: record.physicalStateRef,
+          safety_bit: record.safetyBit ? 1 : 0,
+          safety_citations: JSON.stringify(record.safetyCitations),
+          safe_default: record.safeDefault,
+          clause_id: record.clauseId,
+          clause_ids: JSON.stringify(record.clauseIds),
+          escalation_ticket_id: record.escalationTicketId,
+          operator_ticket_id: record.operatorTicketId,
+        })
+        .execute();
+      const audit = await appendAudit(
+        trx,
+        storage.dialect,
+        record.tenantId,
+        [
+          physicalEvent(
+            {
+              actorIdentity: record.actorIdentity,
+              actorKind: record.actorKind,
+              correlationId: record.correlationId,
+            },
+            EVENT_TYPES[record.decision],
+            {
+              decisionId,
+              decision: record.decision,
+              tokenJti: record.tokenJti,
+              oiCode: record.oiCode,
+              actorIdentity: record.actorIdentity,
+              structuredGoal: record.structuredGoal,
+              dagNode: record.dagNode,
+              issuedAtMs: record.issuedAtMs,
+              expiresAtMs: record.expiresAtMs,
+              physicalStateRef: record.physicalStateRef,
+              safetyBit: record.safetyBit,
+              safetyCitations: record.safetyCitations,
+              safeDefault: record.safeDefault,
+              clauseId: record.clauseId,
+              clauseIds: record.clauseIds,
+              escalationTicketId: record.escalationTicketId,
+              operatorTicketId: record.operatorTicketId,
+              reasons: record.reasons ?? [],
+            },
+          ),
+        ],
+        clock(),
+      );
+      return { decisionId, audit };
+    },
+
+    async get(tenantId, tokenJti) {
+      const row = await db
+        .selectFrom('physical_decisions')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('token_jti', '=', tokenJti)
+        .executeTakeFirst();
+      return row ? (await entries(tenantId, [row]))[0] : undefined;
+    },
+
+    async list(tenantId, query) {
+      let select = db.selectFrom('physical_decisions').selectAll().where('tenant_id', '=', tenantId);
+      if (query.oiCode !== undefined) select = select.where('oi_code', '=', query.oiCode);
+      if (query.actorIdentity !== undefined)
+        select = select.where('actor_identity', '=', query.actorIdentity);
+      if (query.before !== undefined) select = select.where('id', '<', query.before);
+      const rows = await select
+        .orderBy('id', 'desc')
+        .limit(query.limit + 1)
+        .execute();
+      return {
+        entries: await entries(tenantId, rows.slice(0, query.limit)),
+        hasMore: rows.length > query.limit,
+      };
+    },
+
+    async reportOne(tenantId, principal, tokenJti, report) {
+      const correlationId = (await issued(tenantId, [tokenJti])).get(tokenJti);
+      if (correlationId === undefined) throw new AppError('NOT_FOUND', 'No token with this jti was issued');
+      await store(tenantId, principal, [{ jti: tokenJti, correlationId, report }]);
+      const verification: Verification = {
+        atMs: report.atMs,
+        edgeNodeId: report.edgeNodeId,
+        result: report.result,
+      };
+      if (report.reason !== undefined) verification.reason = report.reason;
+      return verification;
+    },
+
+    async reportMany(tenantId, principal, reports) {
+      const rejected: ReportOutcome['rejected'] = [];
+      const valid: { index: number; report: BatchReport }[] = [];
+      reports.forEach((report, index) => {
+        if (batchReport.Check(report)) valid.push({ index, report });
+        else rejected.push({ index, code: 'validation_error' });
+      });
+      const known = await issued(
+        tenantId,
+        valid.map(({ report }) => report.jti),
+      );
+      const accepted: { jti: string; correlationId: string; report: VerificationReport }[] = [];
+      for (const { index, report } of valid) {
+        const correlationId = known.get(report.jti);
+        if (correlationId === undefined) rejected.push({ index, code: 'not_found' });
+        else {
+          const { jti, ...rest } = report;
+          accepted.push({ jti, correlationId, report: rest });
+        }
+      }
+      await store(tenantId, principal, accepted);
+      return { accepted: accepted.length, rejected: rejected.sort((a, b) => a.index - b.index) };
+    },
+  };
+}

@@ -1,0 +1,365 @@
+/**
+ * The physical authority loop (02-physical-api.md, contract §9): `POST /physical/classify` and
+ * `POST /physical/authority-tokens`. The decision is the pure domain's (`evaluatePhysical`); this
+ * module gathers its inputs, mints and signs the token, and records the outcome.
+ *
+ * Order of an issuance: roster (403 `actor_not_registered`), predicate names of the state (400),
+ * classification by the server, request consistency (400), then the decision over the tenant's
+ * context (kill switch, active policy or the default, an unacknowledged chain break) and the
+ * operator ticket named by the request (404, or 409 when it cannot be redeemed):
+ *
+ * - ALLOW: the claims are built and signed *before* the write transaction (RSA runs on the thread
+ *   pool); one transaction then redeems the ticket (exactly once), stores the snapshot, writes the
+ *   audit record and its chain entry, and the idempotent answer.
+ * - ESCALATE: one transaction stores the snapshot, opens the ticket and writes the record.
+ * - DENY: one transaction stores the snapshot and writes the record; the answer is the 422 (423
+ *   for an audit gap) `policy_denied` envelope with the deciding clause and the safe default.
+ * The snapshot is stored whenever `physicalState` was sent: a refusal keeps its evidence too.
+ *
+ * Fail closed: anything unexpected becomes 500 `internal_error` (503 when the database cannot be
+ * reached); the transaction rolls back, so a failure leaves no record, no snapshot, no consumed
+ * ticket and no stored idempotent answer, and the signed token is never returned.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import { appendAudit } from '../../chain/audit-log.js';
+import { AppError } from '../../errors/app-error.js';
+import { failClosed } from '../../errors/fail-closed.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { Principal } from '../../identity/principal.js';
+import type { Storage } from '../../storage/database.js';
+import type { Database } from '../../storage/schema.js';
+import { TOKEN_ISSUER } from '../../tokens/decision-token.js';
+import {
+  buildPhysicalClaims,
+  type ClassificationResult,
+  checkRequestConsistency,
+  classify,
+  evaluatePhysical,
+  type PhysicalDecision,
+  type PhysicalState,
+  type PhysicalTokenRequest,
+  physicalDenyDetails,
+  type SafeDefault,
+  type StructuredGoal,
+} from '../domain/index.js';
+import { physicalEvent } from '../domain/physical-events.js';
+import type { IssuanceRequest } from '../domain/physical-request.js';
+import { normalizePhysicalState } from '../domain/physical-state.js';
+import type { PhysicalActor, PhysicalActors } from './physical-actors.js';
+import type { PhysicalAudit } from './physical-audit.js';
+import type { IdempotencyScope } from './physical-idempotency.js';
+import type { PhysicalPolicyStore } from './physical-policy-store.js';
+import type { PhysicalSigner } from './physical-signer.js';
+import { newPhysicalStateRef, type PhysicalSnapshots } from './physical-snapshots.js';
+import type { PhysicalTickets } from './physical-tickets.js';
+
+/**
+ * `iss` of physical tokens: the contract's wire name for the issuer (`service-authority`), the
+ * same as the intent surface's tokens. Document 02 writes `{base_url}`, which a verifier behind a
+ * proxy cannot know; a fixed name is checkable everywhere (docs/physical-api.md).
+ */
+const PHYSICAL_TOKEN_ISSUER = TOKEN_ISSUER;
+
+export interface AllowBody {
+  decision: 'ALLOW';
+  token: string;
+  oiCode: string;
+  expiresAtMs: number;
+  safetyBit: boolean;
+  safetyCitations: string[];
+  physicalStateRef: string | null;
+  tokenJti: string;
+}
+
+export interface EscalateBody {
+  decision: 'ESCALATE';
+  escalationTicketId: string;
+  approvalUrl: string;
+  safeDefault: SafeDefault;
+  expiresAtMs: number;
+}
+
+/** A decision that answered 200; a DENY is thrown as its 422/423 AppError. */
+export interface IssuanceOutcome {
+  statusCode: 200;
+  body: AllowBody | EscalateBody;
+}
+
+export interface PhysicalIssuance {
+  /** `POST /physical/classify`: the classification, recorded as `physical.classified`. */
+  classify(principal: Principal, goal: StructuredGoal): Promise<ClassificationResult>;
+  /**
+   * `POST /physical/authority-tokens`. Resolves with ALLOW or ESCALATE; rejects with the DENY's
+   * `policy_denied` error once the refusal is recorded, or with the 4xx/5xx of a failed check.
+   */
+  issue(tenantId: string, request: IssuanceRequest, scope: IdempotencyScope): Promise<IssuanceOutcome>;
+}
+
+export interface PhysicalIssuanceDeps {
+  storage: Storage;
+  clock: Clock;
+  signer: PhysicalSigner;
+  actors: PhysicalActors;
+  tickets: PhysicalTickets;
+  audit: PhysicalAudit;
+  snapshots: PhysicalSnapshots;
+  policies: PhysicalPolicyStore;
+}
+
+interface TenantContext {
+  killSwitchEnabled: boolean;
+  policyVersion: number | null;
+  unacknowledgedChainBreak: boolean;
+}
+
+/** Kill switch, active policy version and whether a chain break awaits acknowledgement, in one query. */
+async function loadTenantContext(db: Kysely<Database>, tenantId: string): Promise<TenantContext> {
+  const row = await db
+    .selectFrom('tenants as t')
+    .select((eb) => [
+      't.kill_switch_enabled',
+      eb
+        .selectFrom('physical_policies as p')
+        .select('p.version')
+        .whereRef('p.tenant_id', '=', 't.id')
+        .where('p.active', '=', 1)
+        .as('policy_version'),
+      eb
+        .selectFrom('chain_breaks as b')
+        .select('b.broken_at')
+        .whereRef('b.tenant_id', '=', 't.id')
+        .where('b.acknowledged_at', 'is', null)
+        .limit(1)
+        .as('open_break'),
+    ])
+    .where('t.id', '=', tenantId)
+    .executeTakeFirst();
+  if (!row) throw new Error(`tenant ${tenantId} does not exist`);
+  return {
+    killSwitchEnabled: Number(row.kill_switch_enabled) === 1,
+    policyVersion: row.policy_version === null ? null : Number(row.policy_version),
+    unacknowledgedChainBreak: row.open_break !== null,
+  };
+}
+
+function denyError(decision: PhysicalDecision): AppError {
+  const message = decision.auditGap
+    ? `Denied by ${decision.clauseId}: the audit trail has a gap; fall back to ${decision.safeDefault}`
+    : `Denied by ${decision.clauseId}; fall back to ${decision.safeDefault}`;
+  return new AppError(decision.auditGap ? 'POLICY_DENIED_AUDIT_GAP' : 'POLICY_DENIED', message, {
+    ...physicalDenyDetails(decision),
+  });
+}
+
+export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssuance {
+  const { storage, clock } = deps;
+
+  async function decide(
+    tenantId: string,
+    input: IssuanceRequest,
+  ): Promise<{
+    request: PhysicalTokenRequest;
+    state: PhysicalState | undefined;
+    actor: PhysicalActor;
+    decision: PhysicalDecision;
+    nowMs: number;
+    correlationId: string;
+  }> {
+    const goal = input.intent.structuredGoal;
+    const ticketId = input.operatorTicketId ?? null;
+    const [actor, context, ticket] = await Promise.all([
+      deps.actors.get(tenantId, input.claims.actorIdentity),
+      loadTenantContext(storage.db, tenantId),
+      ticketId === null ? undefined : deps.tickets.find(tenantId, ticketId),
+    ]);
+    const state = input.physicalState === undefined ? undefined : normalizePhysicalState(input.physicalState);
+    const request: PhysicalTokenRequest = {
+      intent: input.intent,
+      dagNode: input.dagNode,
+      claims: input.claims,
+      operatorTicketId: ticketId,
+      ...(state === undefined ? {} : { physicalState: state }),
+    };
+    const classification = classify(goal);
+    checkRequestConsistency(request, { rosterActorKind: actor.actorKind, classification });
+    const { compiled } = await deps.policies.compiledAt(tenantId, context.policyVersion);
+    const nowMs = clock();
+    const decision = evaluatePhysical({
+      policy: compiled,
+      goal,
+      classification,
+      callerOiCodes: [input.intent.oiCode, input.dagNode.oiCode],
+      callerSafetyBit: input.claims.safetyBit,
+      callerSafetyCitations: input.claims.safetyCitations ?? [],
+      ...(state === undefined ? {} : { physicalState: state }),
+      requestSafeDefault: input.dagNode.safeDefault,
+      nowMs,
+      killSwitchEnabled: context.killSwitchEnabled,
+      unacknowledgedChainBreak: context.unacknowledgedChainBreak,
+      operatorTicketId: ticketId,
+      ...(ticket === undefined ? {} : { operatorTicket: ticket }),
+    });
+    // A re-issue after an approval continues the story the escalation started.
+    const correlationId =
+      decision.operatorTicketId !== null && ticket !== undefined ? ticket.correlationId : uuidv7();
+    return { request, state, actor, decision, nowMs, correlationId };
+  }
+
+  async function issue(
+    tenantId: string,
+    input: IssuanceRequest,
+    scope: IdempotencyScope,
+  ): Promise<IssuanceOutcome> {
+    const { request, state, actor, decision, nowMs, correlationId } = await decide(tenantId, input);
+    const goal = request.intent.structuredGoal;
+    const source = { actorIdentity: actor.actorIdentity, actorKind: actor.actorKind, correlationId };
+    const record = {
+      tenantId,
+      correlationId,
+      issuedAtMs: nowMs,
+      actorIdentity: actor.actorIdentity,
+      actorKind: actor.actorKind,
+      oiCode: decision.oiCode,
+      structuredGoal: goal,
+      dagNode: request.dagNode,
+      safetyBit: decision.safetyBit,
+      safetyCitations: decision.safetyCitations,
+      clauseId: decision.clauseId,
+      clauseIds: decision.clauseIds,
+      reasons: decision.reasons,
+    };
+    const physicalStateRef = state === undefined ? null : newPhysicalStateRef();
+    const snapshot = async (trx: Kysely<Database>) => {
+      if (state !== undefined && physicalStateRef !== null) {
+        await deps.snapshots.record(trx, tenantId, state, source, physicalStateRef);
+      }
+    };
+
+    if (decision.decision === 'DENY') {
+      const error = denyError(decision);
+      await storage.writeTransaction(async (trx) => {
+        await snapshot(trx);
+        await deps.audit.record(trx, {
+          ...record,
+          decision: 'DENY',
+          tokenJti: null,
+          expiresAtMs: null,
+          physicalStateRef,
+          safeDefault: decision.safeDefault,
+          escalationTicketId: null,
+          operatorTicketId: null,
+        });
+        await scope.complete(trx, { statusCode: error.status, body: scope.errorBody(error) });
+      });
+      throw error;
+    }
+
+    if (decision.decision === 'ESCALATE') {
+      return storage.writeTransaction(async (trx) => {
+        await snapshot(trx);
+        const ticket = await deps.tickets.create(trx, {
+          tenantId,
+          oiCode: decision.oiCode,
+          structuredGoal: goal,
+          correlationId,
+        });
+        await deps.audit.record(trx, {
+          ...record,
+          decision: 'ESCALATE',
+          tokenJti: null,
+          expiresAtMs: ticket.expiresAtMs,
+          physicalStateRef,
+          safeDefault: decision.safeDefault,
+          escalationTicketId: ticket.ticketId,
+          operatorTicketId: null,
+        });
+        const answer: IssuanceOutcome = {
+          statusCode: 200,
+          body: {
+            decision: 'ESCALATE',
+            escalationTicketId: ticket.ticketId,
+            approvalUrl: ticket.approvalUrl,
+            safeDefault: decision.safeDefault,
+            expiresAtMs: ticket.expiresAtMs,
+          },
+        };
+        await scope.complete(trx, answer);
+        return answer;
+      });
+    }
+
+    const jti = randomUUID();
+    const claims = buildPhysicalClaims({
+      issuer: PHYSICAL_TOKEN_ISSUER,
+      tenantId,
+      jti,
+      nowMs,
+      decision,
+      request,
+      actorIdentityKind: actor.actorIdentityKind,
+      physicalStateRef,
+    });
+    const { token } = await deps.signer.sign(claims);
+    return storage.writeTransaction(async (trx) => {
+      // The ticket row is locked before the chain head, the order a ticket decision takes too.
+      if (decision.operatorTicketId !== null) {
+        await deps.tickets.redeem(trx, tenantId, decision.operatorTicketId, {
+          oiCode: decision.oiCode,
+          structuredGoal: goal,
+        });
+      }
+      await snapshot(trx);
+      await deps.audit.record(trx, {
+        ...record,
+        decision: 'ALLOW',
+        tokenJti: jti,
+        expiresAtMs: claims.service.expiresAtMs,
+        physicalStateRef,
+        safeDefault: claims.service.safeDefault,
+        escalationTicketId: null,
+        operatorTicketId: decision.operatorTicketId,
+      });
+      const answer: IssuanceOutcome = {
+        statusCode: 200,
+        body: {
+          decision: 'ALLOW',
+          token,
+          oiCode: decision.oiCode,
+          expiresAtMs: claims.service.expiresAtMs,
+          safetyBit: decision.safetyBit,
+          safetyCitations: decision.safetyCitations,
+          physicalStateRef,
+          tokenJti: jti,
+        },
+      };
+      await scope.complete(trx, answer);
+      return answer;
+    });
+  }
+
+  return {
+    async classify(principal, goal) {
+      const result = classify(goal);
+      await storage.writeTransaction((trx) =>
+        appendAudit(
+          trx,
+          storage.dialect,
+          principal.tenantId,
+          [physicalEvent({ principal }, 'physical.classified', { goal, classification: result })],
+          clock(),
+        ),
+      );
+      return result;
+    },
+
+    async issue(tenantId, request, scope) {
+      try {
+        return await issue(tenantId, request, scope);
+      } catch (error) {
+        throw failClosed(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Snapshots of attested physical state (`POST /v1/physical/snapshots`, and the `physicalState` of an
+ * issuance request). A snapshot is stored under a `physicalStateRef` (UUIDv7) and recorded in the
+ * tenant's audit chain with the full state, in the same transaction.
+ *
+ * `asOfTimestampMs` is the server time at which the snapshot was recorded: the values inside keep
+ * their own `asOfTimestampMs`, and a snapshot mixes readings of different ages.
+ */
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import { appendAudit } from '../../chain/audit-log.js';
+import type { Clock } from '../../foundation/clock.js';
+import type { Principal } from '../../identity/principal.js';
+import type { Storage } from '../../storage/database.js';
+import type { Database } from '../../storage/schema.js';
+import type { PhysicalState } from '../domain/index.js';
+import { type EventSource, physicalEvent } from '../domain/physical-events.js';
+import type { IdempotencyScope } from './physical-idempotency.js';
+
+/** A fresh snapshot reference (UUIDv7). */
+export const newPhysicalStateRef = (): string => uuidv7();
+
+export interface RecordedSnapshot {
+  physicalStateRef: string;
+  asOfTimestampMs: number;
+}
+
+export interface PhysicalSnapshots {
+  /**
+   * Stores `physicalState` (already normalized: `normalizePhysicalState`) and appends a
+   * `physical.snapshot` entry, inside the caller's write transaction. An issuance mints the
+   * reference first (`newPhysicalStateRef`) so that the token is signed before the transaction.
+   */
+  record(
+    trx: Kysely<Database>,
+    tenantId: string,
+    physicalState: PhysicalState,
+    source: EventSource,
+    physicalStateRef?: string,
+  ): Promise<RecordedSnapshot>;
+  /**
+   * `POST /v1/physical/snapshots`: records in its own transaction, with the idempotent outcome
+   * (`scope`) committed alongside.
+   */
+  submit(
+    tenantId: string,
+    principal: Principal,
+    physicalState: PhysicalState,
+    scope: IdempotencyScope,
+  ): Promise<{ statusCode: 200; body: RecordedSnapshot }>;
+  /** The stored state of a reference of the tenant. */
+  get(tenantId: string, physicalStateRef: string): Promise<PhysicalState | undefined>;
+}
+
+export function createPhysicalSnapshots(deps: { storage: Storage; clock: Clock }): PhysicalSnapshots {
+  const { storage, clock } = deps;
+  const service: PhysicalSnapshots = {
+    async record(trx, tenantId, physicalState, source, physicalStateRef = newPhysicalStateRef()) {
+      const now = clock();
+      await trx
+        .insertInto('physical_snapshots')
+        .values({
+          tenant_id: tenantId,
+          id: physicalStateRef,
+          state: JSON.stringify(physicalState),
+          created_at: now,
+        })
+        .execute();
+      await appendAudit(
+        trx,
+        storage.dialect,
+        tenantId,
+        [
+          physicalEvent(source, 'physical.snapshot', {
+            physicalStateRef,
+            asOfTimestampMs: now,
+            physicalState,
+          }),
+        ],
+        now,
+      );
+      return { physicalStateRef, asOfTimestampMs: now };
+    },
+
+    async get(tenantId, physicalStateRef) {
+      const row = await storage.db
+        .selectFrom('physical_snapshots')
+        .select('state')
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', physicalStateRef)
+        .executeTakeFirst();
+      return row ? (JSON.parse(row.state) as PhysicalState) : undefined;
+    },
+
+    submit(tenantId, principal, physicalState, scope) {
+      return storage.writeTransaction(async (trx) => {
+        const outcome = {
+          statusCode: 200 as const,
+          body: await service.record(trx, tenantId, physicalState, { principal }),
+        };
+        await scope.complete(trx, outcome);
+        return outcome;
+      });
+    },
+  };
+  return service;
+}
