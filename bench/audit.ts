@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { verifyStoredChain } from '../packages/server/src/audit/chain-verification.js';
+import { verifyStoredChain } from '../packages/server/src/audit/stored-chain-verification.js';
 import type { AuditEvent } from '../packages/server/src/chain/audit-entry.js';
 import { GENESIS_HASH, sealEntry } from '../packages/server/src/chain/audit-entry.js';
-import { appendAudit } from '../packages/server/src/chain/audit-log.js';
+import { chainRepository } from '../packages/server/src/chain/chain-repository.js';
 import { systemClock } from '../packages/server/src/foundation/clock.js';
 import { openStorage, type Storage } from '../packages/server/src/storage/database.js';
 import { tenantRepository } from '../packages/server/src/tenancy/tenant-repository.js';
@@ -94,9 +94,7 @@ for (const concurrency of values.concurrency.split(',').map(Number)) {
       for (let i = 0; i < total / concurrency; i++) {
         n += 1;
         const k = n;
-        await storage.writeTransaction((trx) =>
-          appendAudit(trx, storage.dialect, 'bench', [event(k)], Date.now()),
-        );
+        await storage.writeTransaction((trx) => chainRepository.append(trx, 'bench', [event(k)], Date.now()));
       }
     }),
   );

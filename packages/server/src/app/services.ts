@@ -1,5 +1,5 @@
 import { createAuditService } from '../audit/audit-service.js';
-import { createCheckpointer } from '../audit/checkpoints.js';
+import { createCheckpointer } from '../audit/checkpointer.js';
 import type { Config } from '../config/config.js';
 import { createConnectorService } from '../connectors/connector-service.js';
 import { createHealthChecker } from '../connectors/health-checker.js';
@@ -7,6 +7,7 @@ import { createSecretBox } from '../crypto/secret-box.js';
 import { createEgressClient, type Resolver } from '../egress/egress-client.js';
 import type { Clock } from '../foundation/clock.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
+import { intentRepository } from '../intent/repositories/intent-repository.js';
 import { createApprovals } from '../intent/use-cases/approvals.js';
 import { createAuthorityEvaluate } from '../intent/use-cases/authority-evaluate.js';
 import { createDecisionLoop } from '../intent/use-cases/decision-loop.js';
@@ -80,6 +81,7 @@ export function createServices(deps: ServiceDeps) {
     egress,
     tokens: tokenConsumption,
     timeoutMs: config.connectorTimeoutMs,
+    recordExecution: intentRepository.recordExecution,
     onError: deps.onBackgroundError,
   });
   const physical = createPhysicalServices({ storage, clock, secretBox, idempotency, config });

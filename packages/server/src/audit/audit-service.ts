@@ -1,15 +1,17 @@
 import { Readable } from 'node:stream';
 import type { AuditEntry } from '../chain/audit-entry.js';
-import { principalEvent } from '../chain/audit-entry.js';
-import { appendAudit, entryFromRow } from '../chain/audit-log.js';
+import { parseStoredEntry, principalEvent } from '../chain/audit-entry.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Clock } from '../foundation/clock.js';
 import { decodeIndexCursor, encodeIndexCursor } from '../foundation/cursor.js';
 import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
-import { type ChainVerification, verifyStoredChain } from './chain-verification.js';
-import { type Checkpoint, listCheckpoints, type PublicKeyLookup } from './checkpoints.js';
+import { chainBreakRepository } from './chain-break-repository.js';
+import type { Checkpoint, PublicKeyLookup } from './checkpoint.js';
+import { checkpointRepository } from './checkpoint-repository.js';
+import { type ChainVerification, verifyStoredChain } from './stored-chain-verification.js';
 import { type TimelineEvent, toTimelineEvent } from './timeline.js';
 
 export interface TimelineQuery {
@@ -53,15 +55,8 @@ export function createAuditService(deps: {
 
   return {
     /** Every entry of one intent, in chain order. */
-    async entriesForIntent(tenantId: string, intentId: string): Promise<AuditEntry[]> {
-      const rows = await db
-        .selectFrom('audit_entries')
-        .select(['canonical', 'entry_hash'])
-        .where('tenant_id', '=', tenantId)
-        .where('intent_id', '=', intentId)
-        .orderBy('idx')
-        .execute();
-      return rows.map(entryFromRow);
+    entriesForIntent(tenantId: string, intentId: string): Promise<AuditEntry[]> {
+      return chainRepository.entriesOfIntent(db, tenantId, intentId);
     },
 
     async timeline(
@@ -72,25 +67,24 @@ export function createAuditService(deps: {
       const from = parseTime('from', query.from);
       const to = parseTime('to', query.to);
       const before = decodeIndexCursor(query.cursor);
-      let select = db
-        .selectFrom('audit_entries')
-        .select(['idx', 'canonical', 'entry_hash', 'target_system'])
-        .where('tenant_id', '=', tenantId);
-      if (query.actorId !== undefined) select = select.where('actor_id', '=', query.actorId);
-      if (query.targetSystem !== undefined) select = select.where('target_system', '=', query.targetSystem);
-      if (query.eventType !== undefined) select = select.where('event_type', '=', query.eventType);
-      if (from !== undefined) select = select.where('created_at', '>=', from);
-      if (to !== undefined) select = select.where('created_at', '<=', to);
-      if (before !== undefined) select = select.where('idx', '<', before);
-      const rows = await select
-        .orderBy('idx', 'desc')
-        .limit(limit + 1)
-        .execute();
+      const rows = await chainRepository.page(
+        db,
+        tenantId,
+        {
+          actorId: query.actorId,
+          targetSystem: query.targetSystem,
+          eventType: query.eventType,
+          fromMs: from,
+          toMs: to,
+          beforeIndex: before,
+        },
+        limit + 1,
+      );
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
-        events: page.map((row) => toTimelineEvent(entryFromRow(row), row.target_system)),
-        nextCursor: rows.length > limit && last ? encodeIndexCursor(last.idx) : null,
+        events: page.map((row) => toTimelineEvent(row.entry, row.targetSystem)),
+        nextCursor: rows.length > limit && last ? encodeIndexCursor(last.entry.index) : null,
       };
     },
 
@@ -101,22 +95,18 @@ export function createAuditService(deps: {
         // The index column is a 32-bit integer on PostgreSQL: a larger bound would not even bind.
         const last = range.toIndex ?? 2_147_483_647;
         for (;;) {
-          const rows = await db
-            .selectFrom('audit_entries')
-            .select(['idx', 'canonical', 'entry_hash'])
-            .where('tenant_id', '=', tenantId)
-            .where('idx', '>=', cursor)
-            .where('idx', '<=', last)
-            .orderBy('idx')
-            .limit(1_000)
-            .execute();
+          const rows = await chainRepository.storedEntries(db, tenantId, {
+            from: cursor,
+            to: last,
+            limit: 1_000,
+          });
           if (rows.length === 0) return;
-          const upper = (rows[rows.length - 1] as { idx: number }).idx;
-          const checkpoints = await listCheckpoints(db, tenantId, { from: cursor, to: upper });
+          const upper = (rows[rows.length - 1] as { index: number }).index;
+          const checkpoints = await checkpointRepository.list(db, tenantId, { from: cursor, to: upper });
           let next = 0;
           for (const row of rows) {
-            yield `${JSON.stringify({ entry: entryFromRow(row) })}\n`;
-            while (checkpoints[next] && (checkpoints[next] as Checkpoint).index <= row.idx) {
+            yield `${JSON.stringify({ entry: parseStoredEntry(row) })}\n`;
+            while (checkpoints[next] && (checkpoints[next] as Checkpoint).index <= row.index) {
               yield `${JSON.stringify({ checkpoint: checkpoints[next] })}\n`;
               next += 1;
             }
@@ -128,7 +118,7 @@ export function createAuditService(deps: {
     },
 
     checkpoints: (tenantId: string, range: { from?: number; to?: number; limit?: number }) =>
-      listCheckpoints(db, tenantId, range),
+      checkpointRepository.list(db, tenantId, range),
 
     /** Verifies the chain; a break is recorded once per (tenant, brokenAt). */
     async verifyChain(
@@ -142,20 +132,12 @@ export function createAuditService(deps: {
         const now = clock();
         // The break record and its chain.break webhook event commit together, once per brokenAt.
         newBreak = await storage.writeTransaction(async (trx) => {
-          const inserted = await trx
-            .insertInto('chain_breaks')
-            .values({
-              tenant_id: tenantId,
-              broken_at: brokenAt,
-              reason,
-              detected_at: now,
-              acknowledged_at: null,
-              acknowledged_by: null,
-              note: null,
-            })
-            .onConflict((oc) => oc.columns(['tenant_id', 'broken_at']).doNothing())
-            .executeTakeFirst();
-          if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+          const recorded = await chainBreakRepository.recordOnce(trx, tenantId, {
+            brokenAt,
+            reason,
+            detectedAtMs: now,
+          });
+          if (!recorded) return false;
           await enqueueEvent(trx, tenantId, { event: 'chain.break', brokenAt, reason, occurredAt: now });
           return true;
         });
@@ -164,17 +146,11 @@ export function createAuditService(deps: {
     },
 
     async openBreaks(tenantId: string): Promise<ChainBreakRecord[]> {
-      const rows = await db
-        .selectFrom('chain_breaks')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where('acknowledged_at', 'is', null)
-        .orderBy('broken_at')
-        .execute();
+      const rows = await chainBreakRepository.listOpen(db, tenantId);
       return rows.map((r) => ({
-        brokenAt: r.broken_at,
+        brokenAt: r.brokenAt,
         reason: r.reason,
-        detectedAt: new Date(r.detected_at).toISOString(),
+        detectedAt: new Date(r.detectedAtMs).toISOString(),
         acknowledgedAt: null,
       }));
     },
@@ -183,31 +159,21 @@ export function createAuditService(deps: {
     async acknowledgeBreak(tenantId: string, principal: Principal, brokenAt: number, note: string) {
       const now = clock();
       return storage.writeTransaction(async (trx) => {
-        const updated = await trx
-          .updateTable('chain_breaks')
-          .set({ acknowledged_at: now, acknowledged_by: principal.id, note })
-          .where('tenant_id', '=', tenantId)
-          .where('broken_at', '=', brokenAt)
-          .where('acknowledged_at', 'is', null)
-          .executeTakeFirst();
-        if (Number(updated.numUpdatedRows) === 0)
-          throw new AppError('NOT_FOUND', `No open chain break at index ${brokenAt}`);
-        const row = await trx
-          .selectFrom('chain_breaks')
-          .select('reason')
-          .where('tenant_id', '=', tenantId)
-          .where('broken_at', '=', brokenAt)
-          .executeTakeFirstOrThrow();
-        const appended = await appendAudit(
+        const reason = await chainBreakRepository.acknowledge(trx, tenantId, brokenAt, {
+          atMs: now,
+          by: principal.id,
+          note,
+        });
+        if (reason === undefined) throw new AppError('NOT_FOUND', `No open chain break at index ${brokenAt}`);
+        const appended = await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
-          [principalEvent(principal, 'chain.break.acknowledged', { brokenAt, reason: row.reason, note })],
+          [principalEvent(principal, 'chain.break.acknowledged', { brokenAt, reason, note })],
           now,
         );
         return {
           brokenAt,
-          reason: row.reason,
+          reason,
           acknowledgedAt: new Date(now).toISOString(),
           acknowledgedBy: principal.id,
           note,

@@ -35,6 +35,12 @@ export interface SealedEntry {
   canonical: string;
 }
 
+/** The full entry of a stored one: its canonical text (what was hashed) parsed, with the stored hash. */
+export function parseStoredEntry(stored: { canonical: string; entryHash: string }): AuditEntry {
+  const parsed = JSON.parse(stored.canonical) as Omit<AuditEntry, 'entryHash'>;
+  return { ...parsed, entryHash: stored.entryHash };
+}
+
 /** `YYYY-MM-DDTHH:mm:ss.sssZ`, the only timestamp form the chain uses. */
 export function chainTimestamp(ms: number): string {
   return new Date(ms).toISOString();

@@ -1,7 +1,7 @@
-import { appendAudit } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import { canonicalJson, sha256Hex } from '../crypto/canonical-json.js';
 import type { Clock } from '../foundation/clock.js';
-import type { Storage } from '../storage/database.js';
+import type { Executor, Storage } from '../storage/database.js';
 import type { ConsumeResult, TokenConsumption } from '../tokens/token-consumption.js';
 import type { AdapterRunner } from './adapter-runner.js';
 import type { FailureReason } from './adapters/adapter-outcome.js';
@@ -36,6 +36,19 @@ export interface ExecutionRequest {
   targetSystem: string;
   args?: unknown;
 }
+
+/**
+ * Stores an execution's outcome on its intent, inside the transaction that appends
+ * `execution.completed`. The intent surface owns that row; the composition root hands connectors
+ * its repository function, so connectors never import the intent surface.
+ */
+export type RecordExecution = (
+  trx: Executor,
+  tenantId: string,
+  intentId: string,
+  execution: Execution,
+  now: number,
+) => Promise<void>;
 
 /** The audit entry could not be written (the database went away): the outcome is attached. */
 export class ExecutionNotRecordedError extends Error {
@@ -80,6 +93,7 @@ export function createConnectorExecution(deps: {
   clock: Clock;
   tokens: TokenConsumption;
   runner: AdapterRunner;
+  recordExecution: RecordExecution;
   onError: (error: unknown) => void;
 }) {
   const { storage, clock, tokens, runner } = deps;
@@ -146,15 +160,9 @@ export function createConnectorExecution(deps: {
       let latestHash: string;
       try {
         const appended = await storage.writeTransaction(async (trx) => {
-          await trx
-            .updateTable('intents')
-            .set({ execution: JSON.stringify(execution), updated_at: now })
-            .where('tenant_id', '=', tenantId)
-            .where('id', '=', request.intentId)
-            .execute();
-          return appendAudit(
+          await deps.recordExecution(trx, tenantId, request.intentId, execution, now);
+          return chainRepository.append(
             trx,
-            storage.dialect,
             tenantId,
             [
               {

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { v7 as uuidv7 } from 'uuid';
 import { principalEvent } from '../chain/audit-entry.js';
-import { appendAudit } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { type EgressClient, EgressRefusedError, withoutQuery } from '../egress/egress-client.js';
 import { AppError, type ValidationIssue, validationError } from '../errors/app-error.js';
@@ -170,9 +170,8 @@ export function createConnectorRegistry(deps: {
             });
           }
           await trx.insertInto('connectors').values(row).execute();
-          await appendAudit(
+          await chainRepository.append(
             trx,
-            storage.dialect,
             tenantId,
             [
               principalEvent(principal, 'connector.created', {
@@ -221,9 +220,8 @@ export function createConnectorRegistry(deps: {
         const before = await query.executeTakeFirst();
         if (!before) throw new AppError('NOT_FOUND', 'No such connector');
         await trx.deleteFrom('connectors').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             principalEvent(principal, 'connector.deleted', {

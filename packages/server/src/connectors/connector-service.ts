@@ -5,7 +5,7 @@ import type { Storage } from '../storage/database.js';
 import type { TokenConsumption } from '../tokens/token-consumption.js';
 import { createAdapterRunner } from './adapter-runner.js';
 import { tokenBinding } from './connector.js';
-import { createConnectorExecution } from './connector-execution.js';
+import { createConnectorExecution, type RecordExecution } from './connector-execution.js';
 import { createConnectorRegistry } from './connector-registry.js';
 
 /**
@@ -21,6 +21,7 @@ export function createConnectorService(deps: {
   tokens: TokenConsumption;
   /** CONNECTOR_TIMEOUT_MS: the time an adapter has for a call or a probe. */
   timeoutMs: number;
+  recordExecution: RecordExecution;
   onError: (error: unknown) => void;
 }) {
   const runner = createAdapterRunner({
@@ -35,6 +36,7 @@ export function createConnectorService(deps: {
     clock: deps.clock,
     tokens: deps.tokens,
     runner,
+    recordExecution: deps.recordExecution,
     onError: deps.onError,
   });
   return {

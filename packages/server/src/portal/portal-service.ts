@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { principalEvent } from '../chain/audit-entry.js';
-import { appendAudit } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { AppError } from '../errors/app-error.js';
 import type { Clock } from '../foundation/clock.js';
@@ -61,9 +61,8 @@ export function createPortalService(deps: {
     payload: { email: string; reason: string; clientAddress: string },
   ): Promise<void> {
     await storage.writeTransaction((trx) =>
-      appendAudit(
+      chainRepository.append(
         trx,
-        storage.dialect,
         tenantId,
         [principalEvent({ id: userId ?? 'unknown', type: 'portal_user' }, 'portal.login.failed', payload)],
         clock(),
@@ -133,9 +132,8 @@ export function createPortalService(deps: {
             mfa_failures: 0,
           })
           .execute();
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           request.tenantId,
           [
             principalEvent({ id: user.id, type: 'portal_user' }, 'portal.login.succeeded', {
@@ -286,9 +284,8 @@ export function createPortalService(deps: {
           .where('session_hash', '=', principal.session.key);
         if (accepted) {
           await session.set({ mfa_verified: 1, mfa_failures: 0 }).execute();
-          await appendAudit(
+          await chainRepository.append(
             trx,
-            storage.dialect,
             principal.tenantId,
             [principalEvent(principal, usePending ? 'portal.mfa.enrolled' : 'portal.mfa.verified', {})],
             now,
@@ -315,9 +312,8 @@ export function createPortalService(deps: {
         // A right code of a step already used (by this request's race or an earlier one) is a replay.
         const replayed = step !== undefined || matchTotp(secret, code, now, null) !== undefined;
         const reason = replayed ? 'mfa_code_already_used' : 'invalid_mfa_code';
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           principal.tenantId,
           [principalEvent(principal, 'portal.mfa.failed', { reason, sessionEnded: ended })],
           now,

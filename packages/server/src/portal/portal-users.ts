@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditEvent } from '../chain/audit-entry.js';
-import { appendAudit } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import { AppError, type ValidationIssue, validationError } from '../errors/app-error.js';
 import { isUniqueViolation } from '../errors/database-errors.js';
 import type { Clock } from '../foundation/clock.js';
@@ -99,7 +99,7 @@ export async function createPortalUser(
           updated_at: now,
         })
         .execute();
-      await appendAudit(trx, storage.dialect, tenantId, [event], now);
+      await chainRepository.append(trx, tenantId, [event], now);
     });
   } catch (error) {
     if (isUniqueViolation(error))

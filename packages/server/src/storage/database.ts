@@ -16,16 +16,39 @@ import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.j
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
+/**
+ * What repositories run queries on: the storage's `db`, or the `trx` that `writeTransaction` hands
+ * its work. Repositories take it as their first argument, so that a caller decides whether a call
+ * commits on its own or with the rest of a transaction.
+ */
+export type Executor = Kysely<Database>;
+
+/** The engine behind every executor a Storage hands out (its `db` and each transaction's `trx`). */
+const engines = new WeakMap<Executor, SqlDialect>();
+
+/** The engine of an executor of a Storage; throws for one that no Storage handed out. */
+export function engineOf(executor: Executor): SqlDialect {
+  const engine = engines.get(executor);
+  if (engine === undefined) throw new Error('the executor does not come from a Storage');
+  return engine;
+}
+
+/** Records the engine of an executor, then hands it on. */
+function registered<T extends Executor>(executor: T, engine: SqlDialect): T {
+  engines.set(executor, engine);
+  return executor;
+}
+
 /** The storage handle every repository works through. */
 export interface Storage {
-  readonly db: Kysely<Database>;
+  readonly db: Executor;
   readonly dialect: SqlDialect;
   /**
    * Runs work in a write transaction that holds the database's write lock from its first statement:
    * `BEGIN IMMEDIATE` on SQLite (so appends from several processes serialize instead of failing on
    * a lock upgrade), a normal transaction on PostgreSQL (callers take row locks with FOR UPDATE).
    */
-  writeTransaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  writeTransaction<T>(work: (trx: Executor) => Promise<T>): Promise<T>;
   /** Cheap round trip used by `/ready`; rejects when the database cannot answer. */
   ping(): Promise<void>;
   migrate(): Promise<string[]>;
@@ -77,11 +100,11 @@ function openPostgres(options: StorageOptions & { databaseUrl: string }): Storag
   pool.on('connect', (client) => {
     client.on('error', () => {});
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = registered(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
   return {
     db,
     dialect: 'postgres',
-    writeTransaction: (work) => db.transaction().execute(work),
+    writeTransaction: (work) => db.transaction().execute((trx) => work(registered(trx, 'postgres'))),
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -128,7 +151,10 @@ function openSqlite(options: StorageOptions): Storage {
       return statement;
     },
   };
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedDatabase }) });
+  const db = registered(
+    new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedDatabase }) }),
+    'sqlite',
+  );
   return {
     db,
     dialect: 'sqlite',
@@ -136,7 +162,7 @@ function openSqlite(options: StorageOptions): Storage {
       db.connection().execute(async (connection) => {
         await sql`begin immediate`.execute(connection);
         try {
-          const result = await work(connection);
+          const result = await work(registered(connection, 'sqlite'));
           await sql`commit`.execute(connection);
           return result;
         } catch (error) {

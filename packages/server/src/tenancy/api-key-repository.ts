@@ -1,6 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
 import { isPermission, isRole, type Permission, type Role } from '../identity/permissions.js';
-import type { ApiKeysTable, Database } from '../storage/schema.js';
+import type { Executor } from '../storage/database.js';
+import type { ApiKeysTable } from '../storage/schema.js';
 
 /** An API key record; the secret itself is never stored, only its SHA-256. */
 export interface ApiKeyRecord {
@@ -18,7 +18,7 @@ export interface ApiKeyRecord {
   lastUsedAt: number | null;
 }
 
-function toRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+function toRecord(row: ApiKeysTable): ApiKeyRecord {
   if (!isRole(row.role)) throw new Error(`API key ${row.id} has an unknown role in storage`);
   const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as string[]).filter(isPermission);
   return {
@@ -38,7 +38,7 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
 }
 
 export const apiKeyRepository = {
-  async insert(db: Kysely<Database>, key: ApiKeyRecord): Promise<void> {
+  async insert(db: Executor, key: ApiKeyRecord): Promise<void> {
     await db
       .insertInto('api_keys')
       .values({
@@ -58,7 +58,7 @@ export const apiKeyRepository = {
       .execute();
   },
 
-  async findByHash(db: Kysely<Database>, keyHash: string): Promise<ApiKeyRecord | undefined> {
+  async findByHash(db: Executor, keyHash: string): Promise<ApiKeyRecord | undefined> {
     const row = await db
       .selectFrom('api_keys')
       .selectAll()
@@ -67,7 +67,7 @@ export const apiKeyRepository = {
     return row ? toRecord(row) : undefined;
   },
 
-  async get(db: Kysely<Database>, tenantId: string, id: string): Promise<ApiKeyRecord | undefined> {
+  async get(db: Executor, tenantId: string, id: string): Promise<ApiKeyRecord | undefined> {
     const row = await db
       .selectFrom('api_keys')
       .selectAll()
@@ -77,7 +77,7 @@ export const apiKeyRepository = {
     return row ? toRecord(row) : undefined;
   },
 
-  async list(db: Kysely<Database>, tenantId: string): Promise<ApiKeyRecord[]> {
+  async list(db: Executor, tenantId: string): Promise<ApiKeyRecord[]> {
     const rows = await db
       .selectFrom('api_keys')
       .selectAll()
@@ -89,7 +89,7 @@ export const apiKeyRepository = {
   },
 
   /** Marks a key revoked; returns false when the tenant has no such key. Revoking twice keeps the first time. */
-  async revoke(db: Kysely<Database>, tenantId: string, id: string, now: number): Promise<boolean> {
+  async revoke(db: Executor, tenantId: string, id: string, now: number): Promise<boolean> {
     const key = await apiKeyRepository.get(db, tenantId, id);
     if (!key) return false;
     if (key.revokedAt === null) {
@@ -104,7 +104,7 @@ export const apiKeyRepository = {
     return true;
   },
 
-  async touchLastUsed(db: Kysely<Database>, tenantId: string, id: string, now: number): Promise<void> {
+  async touchLastUsed(db: Executor, tenantId: string, id: string, now: number): Promise<void> {
     await db
       .updateTable('api_keys')
       .set({ last_used_at: now })

@@ -1,12 +1,12 @@
 import { LRUCache } from 'lru-cache';
 import { principalEvent } from '../chain/audit-entry.js';
-import { appendAudit } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Clock } from '../foundation/clock.js';
 import { allowlistAllows, type CidrBlock, parseAllowlist, toBlocks } from '../foundation/ip-allowlist.js';
 import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
-import { isPlan, type Plan, type Tenant } from './tenant.js';
+import type { Plan, Tenant } from './tenant.js';
 import { tenantRepository } from './tenant-repository.js';
 
 /** What every request of a tenant needs besides its credential: the plan's budget and the allowlist. */
@@ -44,16 +44,12 @@ export function createTenantAccess(deps: { storage: Storage; clock: Clock }): Te
   });
 
   async function load(tenantId: string): Promise<TenantAccess | undefined> {
-    const row = await storage.db
-      .selectFrom('tenants')
-      .select(['plan', 'rate_limit_per_minute', 'ip_allowlist'])
-      .where('id', '=', tenantId)
-      .executeTakeFirst();
-    if (row === undefined || !isPlan(row.plan)) return undefined;
+    const stored = await tenantRepository.access(storage.db, tenantId);
+    if (stored === undefined) return undefined;
     return {
-      plan: row.plan,
-      rateLimitPerMinute: row.rate_limit_per_minute,
-      allowlist: toBlocks(JSON.parse(row.ip_allowlist) as string[]),
+      plan: stored.plan,
+      rateLimitPerMinute: stored.rateLimitPerMinute,
+      allowlist: toBlocks(stored.ipAllowlist),
     };
   }
 
@@ -86,25 +82,15 @@ export function createTenantAccess(deps: { storage: Storage; clock: Clock }): Te
       }
       const now = clock();
       await storage.writeTransaction(async (trx) => {
-        const before = await trx
-          .selectFrom('tenants')
-          .select('ip_allowlist')
-          .where('id', '=', tenantId)
-          .executeTakeFirst();
-        if (!before) throw new AppError('NOT_FOUND', 'No such tenant');
-        await trx
-          .updateTable('tenants')
-          .set({ ip_allowlist: JSON.stringify(cidrs), updated_at: now })
-          .where('id', '=', tenantId)
-          .execute();
-        await appendAudit(
+        const previous = await tenantRepository.replaceAllowlist(trx, tenantId, cidrs, now);
+        if (previous === undefined) throw new AppError('NOT_FOUND', 'No such tenant');
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             principalEvent(principal, 'tenant.ip_allowlist.changed', {
               cidrs,
-              previous: JSON.parse(before.ip_allowlist) as string[],
+              previous,
             }),
           ],
           now,

@@ -1,11 +1,13 @@
 import { principalEvent } from '../chain/audit-entry.js';
-import { appendAudit } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Clock } from '../foundation/clock.js';
 import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
-import type { TenantSettingsTable } from '../storage/schema.js';
+import { authorityActorRepository } from './authority-actor-repository.js';
 import type { KillSwitch } from './tenant.js';
+import { tenantRepository } from './tenant-repository.js';
+import { type TenantSettings, tenantSettingsRepository } from './tenant-settings-repository.js';
 
 export interface FloorSetting {
   tenantId: string;
@@ -25,22 +27,14 @@ export interface ActorRecord {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-/** The floor setting of a tenant_settings row (or of none: enabled). */
-export function floorFromRow(
-  tenantId: string,
-  row:
-    | Pick<
-        TenantSettingsTable,
-        'floor_enabled' | 'floor_agreement_version' | 'floor_changed_by' | 'floor_changed_at'
-      >
-    | undefined,
-): FloorSetting {
+/** The floor setting of a tenant's settings (or of none: enabled). */
+export function floorSetting(tenantId: string, settings: TenantSettings | undefined): FloorSetting {
   return {
     tenantId,
-    enabled: row ? row.floor_enabled === 1 : true,
-    agreementVersion: row?.floor_agreement_version ?? null,
-    changedBy: row?.floor_changed_by ?? null,
-    changedAt: iso(row?.floor_changed_at ?? null),
+    enabled: settings ? settings.floorEnabled : true,
+    agreementVersion: settings?.floorAgreementVersion ?? null,
+    changedBy: settings?.floorChangedBy ?? null,
+    changedAt: iso(settings?.floorChangedAtMs ?? null),
   };
 }
 
@@ -70,32 +64,21 @@ export function createTenantControls(deps: {
       }
       const now = clock();
       await storage.writeTransaction(async (trx) => {
-        const before = await trx
-          .selectFrom('tenants')
-          .select(['kill_switch_enabled', 'kill_switch_reason'])
-          .where('id', '=', tenantId)
-          .executeTakeFirst();
+        const before = await tenantRepository.setKillSwitch(trx, tenantId, {
+          enabled: change.enabled,
+          reason: reason === '' ? null : reason,
+          changedBy: principal.id,
+          changedAtMs: now,
+        });
         if (!before) throw new AppError('NOT_FOUND', 'No such tenant');
-        await trx
-          .updateTable('tenants')
-          .set({
-            kill_switch_enabled: change.enabled ? 1 : 0,
-            kill_switch_reason: reason === '' ? null : reason,
-            kill_switch_changed_by: principal.id,
-            kill_switch_changed_at: now,
-            updated_at: now,
-          })
-          .where('id', '=', tenantId)
-          .execute();
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             principalEvent(principal, 'killswitch.changed', {
               enabled: change.enabled,
               reason: reason === '' ? null : reason,
-              previous: { enabled: before.kill_switch_enabled === 1, reason: before.kill_switch_reason },
+              previous: before,
             }),
           ],
           now,
@@ -110,12 +93,7 @@ export function createTenantControls(deps: {
     },
 
     async floor(tenantId: string): Promise<FloorSetting> {
-      const row = await storage.db
-        .selectFrom('tenant_settings')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .executeTakeFirst();
-      return floorFromRow(tenantId, row);
+      return floorSetting(tenantId, await tenantSettingsRepository.get(storage.db, tenantId));
     },
 
     /** Disabling needs the current agreement version; enabling never does. */
@@ -135,31 +113,14 @@ export function createTenantControls(deps: {
       const now = clock();
       const agreementVersion = change.enabled ? null : deps.floorAgreementVersion;
       await storage.writeTransaction(async (trx) => {
-        await trx
-          .insertInto('tenant_settings')
-          .values({
-            tenant_id: tenantId,
-            floor_enabled: change.enabled ? 1 : 0,
-            floor_agreement_version: agreementVersion,
-            floor_changed_by: principal.id,
-            floor_changed_at: now,
-            thresholds: null,
-            thresholds_updated_at: null,
-            thresholds_updated_by: null,
-            active_policy_version: null,
-          })
-          .onConflict((oc) =>
-            oc.column('tenant_id').doUpdateSet({
-              floor_enabled: change.enabled ? 1 : 0,
-              floor_agreement_version: agreementVersion,
-              floor_changed_by: principal.id,
-              floor_changed_at: now,
-            }),
-          )
-          .execute();
-        await appendAudit(
+        await tenantSettingsRepository.setFloor(trx, tenantId, {
+          enabled: change.enabled,
+          agreementVersion,
+          changedBy: principal.id,
+          changedAtMs: now,
+        });
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [principalEvent(principal, 'floor.changed', { enabled: change.enabled, agreementVersion })],
           now,
@@ -183,25 +144,15 @@ export function createTenantControls(deps: {
       const now = clock();
       const reason = change.reason?.trim() || null;
       await storage.writeTransaction(async (trx) => {
-        await trx
-          .insertInto('authority_actors')
-          .values({
-            tenant_id: tenantId,
-            actor_id: actorId,
-            status: change.status,
-            reason,
-            updated_at: now,
-            updated_by: principal.id,
-          })
-          .onConflict((oc) =>
-            oc
-              .columns(['tenant_id', 'actor_id'])
-              .doUpdateSet({ status: change.status, reason, updated_at: now, updated_by: principal.id }),
-          )
-          .execute();
-        await appendAudit(
+        await authorityActorRepository.set(trx, tenantId, {
+          actorId,
+          status: change.status,
+          reason,
+          updatedAtMs: now,
+          updatedBy: principal.id,
+        });
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [principalEvent(principal, 'actor.changed', { actorId, status: change.status, reason })],
           now,
@@ -217,28 +168,17 @@ export function createTenantControls(deps: {
     },
 
     async isBlocked(tenantId: string, actorId: string): Promise<boolean> {
-      const row = await storage.db
-        .selectFrom('authority_actors')
-        .select('status')
-        .where('tenant_id', '=', tenantId)
-        .where('actor_id', '=', actorId)
-        .executeTakeFirst();
-      return row?.status === 'blocked';
+      return (await authorityActorRepository.status(storage.db, tenantId, actorId)) === 'blocked';
     },
 
     async actors(tenantId: string): Promise<ActorRecord[]> {
-      const rows = await storage.db
-        .selectFrom('authority_actors')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .orderBy('actor_id')
-        .execute();
-      return rows.map((r) => ({
-        actorId: r.actor_id,
-        status: r.status as 'active' | 'blocked',
-        reason: r.reason,
-        updatedAt: new Date(r.updated_at).toISOString(),
-        updatedBy: r.updated_by,
+      const actors = await authorityActorRepository.list(storage.db, tenantId);
+      return actors.map((a) => ({
+        actorId: a.actorId,
+        status: a.status,
+        reason: a.reason,
+        updatedAt: new Date(a.updatedAtMs).toISOString(),
+        updatedBy: a.updatedBy,
       }));
     },
   };

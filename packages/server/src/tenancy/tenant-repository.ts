@@ -1,10 +1,10 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, TenantsTable } from '../storage/schema.js';
+import type { Executor } from '../storage/database.js';
+import type { TenantsTable } from '../storage/schema.js';
 import { isPlan, type Plan, type Tenant } from './tenant.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function toTenant(row: Selectable<TenantsTable>): Tenant {
+export function toTenant(row: TenantsTable): Tenant {
   if (!isPlan(row.plan)) throw new Error(`tenant ${row.id} has an unknown plan in storage`);
   return {
     id: row.id,
@@ -29,9 +29,16 @@ export interface NewTenant {
   rateLimitPerMinute: number | null;
 }
 
+/** What every request of a tenant needs besides its credential, as stored. */
+export interface StoredAccess {
+  plan: Plan;
+  rateLimitPerMinute: number | null;
+  ipAllowlist: string[];
+}
+
 /** Tenants table access. Every method takes the executor so callers can run it inside a transaction. */
 export const tenantRepository = {
-  async insert(db: Kysely<Database>, tenant: NewTenant, now: number): Promise<Tenant> {
+  async insert(db: Executor, tenant: NewTenant, now: number): Promise<Tenant> {
     const row = {
       id: tenant.id,
       name: tenant.name,
@@ -49,17 +56,17 @@ export const tenantRepository = {
     return toTenant(row);
   },
 
-  async get(db: Kysely<Database>, id: string): Promise<Tenant | undefined> {
+  async get(db: Executor, id: string): Promise<Tenant | undefined> {
     const row = await db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toTenant(row) : undefined;
   },
 
-  async list(db: Kysely<Database>): Promise<Tenant[]> {
+  async list(db: Executor): Promise<Tenant[]> {
     const rows = await db.selectFrom('tenants').selectAll().orderBy('id').execute();
     return rows.map(toTenant);
   },
 
-  async count(db: Kysely<Database>): Promise<number> {
+  async count(db: Executor): Promise<number> {
     const row = await db
       .selectFrom('tenants')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -69,7 +76,7 @@ export const tenantRepository = {
 
   /** Changes plan and limit; returns the updated tenant, or undefined when it does not exist. */
   async updatePlan(
-    db: Kysely<Database>,
+    db: Executor,
     id: string,
     patch: { plan: Plan; rateLimitPerMinute: number | null },
     now: number,
@@ -81,5 +88,78 @@ export const tenantRepository = {
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return undefined;
     return tenantRepository.get(db, id);
+  },
+
+  /** Plan, limit and allowlist; undefined for an unknown tenant (or a plan this version does not know). */
+  async access(db: Executor, id: string): Promise<StoredAccess | undefined> {
+    const row = await db
+      .selectFrom('tenants')
+      .select(['plan', 'rate_limit_per_minute', 'ip_allowlist'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (row === undefined || !isPlan(row.plan)) return undefined;
+    return {
+      plan: row.plan,
+      rateLimitPerMinute: row.rate_limit_per_minute,
+      ipAllowlist: JSON.parse(row.ip_allowlist) as string[],
+    };
+  },
+
+  /** Replaces the allowlist; returns the one it replaced, or undefined for an unknown tenant. */
+  async replaceAllowlist(
+    trx: Executor,
+    id: string,
+    cidrs: readonly string[],
+    now: number,
+  ): Promise<string[] | undefined> {
+    const before = await trx
+      .selectFrom('tenants')
+      .select('ip_allowlist')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!before) return undefined;
+    await trx
+      .updateTable('tenants')
+      .set({ ip_allowlist: JSON.stringify(cidrs), updated_at: now })
+      .where('id', '=', id)
+      .execute();
+    return JSON.parse(before.ip_allowlist) as string[];
+  },
+
+  /**
+   * Sets the kill switch; returns the switch it replaced (`enabled`, `reason`), or undefined for an
+   * unknown tenant.
+   */
+  async setKillSwitch(
+    trx: Executor,
+    id: string,
+    change: { enabled: boolean; reason: string | null; changedBy: string; changedAtMs: number },
+  ): Promise<{ enabled: boolean; reason: string | null } | undefined> {
+    const before = await trx
+      .selectFrom('tenants')
+      .select(['kill_switch_enabled', 'kill_switch_reason'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!before) return undefined;
+    await trx
+      .updateTable('tenants')
+      .set({
+        kill_switch_enabled: change.enabled ? 1 : 0,
+        kill_switch_reason: change.reason,
+        kill_switch_changed_by: change.changedBy,
+        kill_switch_changed_at: change.changedAtMs,
+        updated_at: change.changedAtMs,
+      })
+      .where('id', '=', id)
+      .execute();
+    return { enabled: before.kill_switch_enabled === 1, reason: before.kill_switch_reason };
+  },
+
+  /**
+   * Records a one-time bootstrap action (the demo tenant) by name; its primary key makes a second
+   * record fail with a unique violation, however many processes start together.
+   */
+  async recordBootstrap(trx: Executor, name: string, now: number): Promise<void> {
+    await trx.insertInto('bootstrap').values({ name, created_at: now }).execute();
   },
 };

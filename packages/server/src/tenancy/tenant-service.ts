@@ -83,9 +83,8 @@ export function createTenantService(
     const now = clock();
     const { record, issued } = prepareKey(request.id, { name: 'owner', role: 'owner' }, null, now);
     try {
-      const tenant = await storage.db.transaction().execute(async (trx) => {
-        if (bootstrapName)
-          await trx.insertInto('bootstrap').values({ name: bootstrapName, created_at: now }).execute();
+      const tenant = await storage.writeTransaction(async (trx) => {
+        if (bootstrapName) await tenantRepository.recordBootstrap(trx, bootstrapName, now);
         const created = await tenantRepository.insert(
           trx,
           { id: request.id, name, plan: request.plan as Plan, rateLimitPerMinute: limit },

@@ -2,7 +2,7 @@ import type { JsonWebKey, KeyObject } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { principalEvent } from '../chain/audit-entry.js';
-import { appendAudit } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import type { JwsSigner } from '../crypto/jws.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import {
@@ -204,9 +204,8 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
         .execute();
     }
     await trx.insertInto('signing_keys').values(row).execute();
-    await appendAudit(
+    await chainRepository.append(
       trx,
-      storage.dialect,
       row.tenant_id,
       [
         principalEvent(principal, 'keys.rotated', {

@@ -6,7 +6,7 @@ import {
   verifyAuthorityToken,
 } from '@authority-runtime/sdk';
 import { type AuditEvent, principalEvent } from '../chain/audit-entry.js';
-import { appendAudit } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import { isUniqueViolation } from '../errors/database-errors.js';
 import type { Clock } from '../foundation/clock.js';
 import type { Principal } from '../identity/principal.js';
@@ -91,9 +91,8 @@ export function createTokenConsumption(deps: {
                 expires_at: expiresAtMs,
               })
               .execute();
-            await appendAudit(
+            await chainRepository.append(
               trx,
-              storage.dialect,
               tenantId,
               [
                 consumedBy(

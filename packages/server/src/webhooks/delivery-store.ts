@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { appendAudit } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import { withoutQuery } from '../egress/egress-client.js';
 import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
@@ -162,9 +162,8 @@ export async function recordAttempt(
       .where('status', '=', 'active')
       .executeTakeFirst();
     if (Number(disabled.numUpdatedRows) === 1) {
-      await appendAudit(
+      await chainRepository.append(
         trx,
-        storage.dialect,
         delivery.tenantId,
         [
           {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { principalEvent } from '../chain/audit-entry.js';
-import { appendAudit } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { type EgressClient, EgressRefusedError, withoutQuery } from '../egress/egress-client.js';
 import { AppError, validationError } from '../errors/app-error.js';
@@ -145,9 +145,8 @@ export function createWebhookEndpoints(deps: {
           );
         }
         await trx.insertInto('webhook_endpoints').values(row).execute();
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             principalEvent(principal, 'webhook.created', {
@@ -208,9 +207,8 @@ export function createWebhookEndpoints(deps: {
           .where('tenant_id', '=', tenantId)
           .where('id', '=', id)
           .execute();
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             principalEvent(principal, 'webhook.updated', {
@@ -243,9 +241,8 @@ export function createWebhookEndpoints(deps: {
           .where('tenant_id', '=', tenantId)
           .where('id', '=', id)
           .execute();
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [principalEvent(principal, 'webhook.deleted', { webhookId: id, url: withoutQuery(before.url) })],
           now,
@@ -266,9 +263,8 @@ export function createWebhookEndpoints(deps: {
           .where('tenant_id', '=', tenantId)
           .where('id', '=', id)
           .execute();
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [principalEvent(principal, 'webhook.secret.rotated', { webhookId: id })],
           now,
@@ -343,9 +339,8 @@ export function createWebhookEndpoints(deps: {
           updated_at: now,
         };
         await trx.insertInto('webhook_deliveries').values(row).execute();
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             principalEvent(principal, 'webhook.redelivered', {

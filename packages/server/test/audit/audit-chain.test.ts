@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { GENESIS_HASH } from '../../src/chain/audit-entry.js';
-import { entryFromRow } from '../../src/chain/audit-log.js';
+import { entryFromRow } from '../../src/chain/chain-repository.js';
 import { canonicalJson, sha256Hex } from '../../src/crypto/canonical-json.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { appendEvents } from '../helpers/audit.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { verifyStoredChain } from '../../src/audit/chain-verification.js';
+import { verifyStoredChain } from '../../src/audit/stored-chain-verification.js';
 import { systemClock } from '../../src/foundation/clock.js';
 import { tenantRepository } from '../../src/tenancy/tenant-repository.js';
 import { createTestStorage, ENGINES } from '../helpers/storage.js';

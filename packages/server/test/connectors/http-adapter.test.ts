@@ -11,6 +11,7 @@ import {
 import { createConnectorService } from '../../src/connectors/connector-service.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { createEgressClient, type Resolver } from '../../src/egress/egress-client.js';
+import { intentRepository } from '../../src/intent/repositories/intent-repository.js';
 import { createTestApp, type Headers, TEST_MASTER_KEY, type TestApp } from '../helpers/app.js';
 import { recordIntent } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
@@ -355,6 +356,7 @@ for (const engine of ENGINES) {
         egress: createEgressClient(t.config.egress),
         tokens: t.services.tokenConsumption,
         timeoutMs: 400,
+        recordExecution: intentRepository.recordExecution,
         onError: (error) => errors.push(error),
       });
       const noop = { ...connector, type: 'noop', settings: {} } as Connector;

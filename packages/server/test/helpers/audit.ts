@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditEvent } from '../../src/chain/audit-entry.js';
-import { type AppendResult, appendAudit } from '../../src/chain/audit-log.js';
+import { type AppendResult, chainRepository } from '../../src/chain/chain-repository.js';
 import type { Storage } from '../../src/storage/database.js';
 
 export function testEvent(n: number, extra: Partial<AuditEvent> = {}): AuditEvent {
@@ -26,7 +26,7 @@ export async function appendEvents(
   let last: AppendResult | undefined;
   for (let i = start; i < start + count; i++) {
     last = await storage.writeTransaction((trx) =>
-      appendAudit(trx, storage.dialect, tenantId, [testEvent(i)], now()),
+      chainRepository.append(trx, tenantId, [testEvent(i)], now()),
     );
   }
   return last;

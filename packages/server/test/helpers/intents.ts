@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Services } from '../../src/app/services.js';
-import { appendAudit } from '../../src/chain/audit-log.js';
+import { chainRepository } from '../../src/chain/chain-repository.js';
 import { type IntentDecision, intentRepository } from '../../src/intent/repositories/intent-repository.js';
 import type { Storage } from '../../src/storage/database.js';
 import { mintDecisionToken } from '../../src/tokens/decision-token.js';
@@ -59,9 +59,8 @@ export async function recordIntent(
       },
     ]);
     const base = { correlationId, intentId, actorId: 'agent-7', actorType: 'service' };
-    await appendAudit(
+    await chainRepository.append(
       trx,
-      storage.dialect,
       input.tenantId,
       [
         {

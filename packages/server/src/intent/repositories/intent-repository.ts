@@ -1,4 +1,6 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
+import type { Executor } from '../../storage/database.js';
+import { forUpdate } from '../../storage/row-lock.js';
 import type { Database, IntentsTable } from '../../storage/schema.js';
 
 export type IntentDecision = 'APPROVED' | 'ESCALATED' | 'DENIED';
@@ -36,7 +38,7 @@ export interface IntentRecord {
   updatedAt: number;
 }
 
-function toRecord(row: Selectable<IntentsTable>): IntentRecord {
+function toRecord(row: IntentsTable): IntentRecord {
   return {
     tenantId: row.tenant_id,
     id: row.id,
@@ -75,7 +77,7 @@ function lapsedAt(eb: ExpressionBuilder<Database, 'intents'>, now: number) {
 
 export const intentRepository = {
   /** Inserts intents in one statement (a batch of the decision loop's group commit). */
-  async insert(trx: Kysely<Database>, intents: readonly IntentRecord[]): Promise<void> {
+  async insert(trx: Executor, intents: readonly IntentRecord[]): Promise<void> {
     if (intents.length === 0) return;
     await trx
       .insertInto('intents')
@@ -107,19 +109,20 @@ export const intentRepository = {
   },
 
   async get(
-    db: Kysely<Database>,
+    db: Executor,
     tenantId: string,
     id: string,
+    /** Lock the row for the rest of the transaction (reviews of one escalation queue up). */
     options: { forUpdate?: boolean } = {},
   ): Promise<IntentRecord | undefined> {
     const query = db.selectFrom('intents').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
-    const row = await (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
+    const row = await (options.forUpdate ? forUpdate(db, query) : query).executeTakeFirst();
     return row ? toRecord(row) : undefined;
   },
 
   /** Records the outcome of a human review (or of expiry) on an escalated intent. */
   async review(
-    trx: Kysely<Database>,
+    trx: Executor,
     tenantId: string,
     id: string,
     change: { status: IntentStatus; approval: ApprovalState; updatedAt: number },
@@ -139,7 +142,7 @@ export const intentRepository = {
 
   /** Stores the token of an approved escalation unless one is already there; false if it was. */
   async attachToken(
-    trx: Kysely<Database>,
+    trx: Executor,
     tenantId: string,
     id: string,
     token: string,
@@ -156,9 +159,25 @@ export const intentRepository = {
     return result.numUpdatedRows > 0n;
   },
 
+  /** Stores the outcome of the connector that executed the intent. */
+  async recordExecution(
+    trx: Executor,
+    tenantId: string,
+    id: string,
+    execution: Record<string, unknown>,
+    updatedAt: number,
+  ): Promise<void> {
+    await trx
+      .updateTable('intents')
+      .set({ execution: JSON.stringify(execution), updated_at: updatedAt })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .execute();
+  },
+
   /** Escalations of a tenant, newest first, filtered by status at `now` and queue. */
   async listEscalations(
-    db: Kysely<Database>,
+    db: Executor,
     tenantId: string,
     query: {
       status?: ApprovalState['status'] | undefined;
@@ -196,7 +215,7 @@ export const intentRepository = {
 
   /** Pending escalations of every tenant whose deadline has passed, oldest deadline first. */
   async lapsedEscalations(
-    db: Kysely<Database>,
+    db: Executor,
     now: number,
     limit: number,
   ): Promise<Array<{ tenantId: string; id: string }>> {
@@ -212,11 +231,7 @@ export const intentRepository = {
   },
 
   /** Newest first; one row more than `limit` tells the caller there is a next page. */
-  async list(
-    db: Kysely<Database>,
-    tenantId: string,
-    query: IntentQuery & { now: number },
-  ): Promise<IntentRecord[]> {
+  async list(db: Executor, tenantId: string, query: IntentQuery & { now: number }): Promise<IntentRecord[]> {
     let select = db.selectFrom('intents').selectAll().where('tenant_id', '=', tenantId);
     const { status, now } = query;
     if (status === 'EXPIRED') {

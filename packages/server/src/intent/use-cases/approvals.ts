@@ -1,19 +1,18 @@
-import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { type AuditEvent, principalEvent } from '../../chain/audit-entry.js';
-import { appendAudit } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import type { ConnectorService } from '../../connectors/connector-service.js';
 import { AppError } from '../../errors/app-error.js';
 import { isUniqueViolation } from '../../errors/database-errors.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
-import type { Storage } from '../../storage/database.js';
-import type { Database } from '../../storage/schema.js';
+import type { Executor, Storage } from '../../storage/database.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
 import { mintDecisionToken } from '../../tokens/decision-token.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import { enqueueEvent } from '../../webhooks/outbox.js';
 import { tokenIssuedEvent } from '../domain/intent-events.js';
+import { approvalRepository } from '../repositories/approval-repository.js';
 import {
   type ApprovalState,
   type IntentRecord,
@@ -136,21 +135,20 @@ export function createApprovals(deps: {
 }) {
   const { storage, clock } = deps;
 
-  async function lockIntent(trx: Kysely<Database>, tenantId: string, intentId: string) {
-    return intentRepository.get(trx, tenantId, intentId, { forUpdate: storage.dialect === 'postgres' });
+  async function lockIntent(trx: Executor, tenantId: string, intentId: string) {
+    return intentRepository.get(trx, tenantId, intentId, { forUpdate: true });
   }
 
   /** Writes the expiry of a lapsed escalation: status, audit entry and `decision.denied` event. */
-  async function expire(trx: Kysely<Database>, record: IntentRecord, now: number): Promise<void> {
+  async function expire(trx: Executor, record: IntentRecord, now: number): Promise<void> {
     const approval: ApprovalState = { ...(record.approval as ApprovalState), status: 'expired' };
     await intentRepository.review(trx, record.tenantId, record.id, {
       status: 'EXPIRED',
       approval,
       updatedAt: now,
     });
-    await appendAudit(
+    await chainRepository.append(
       trx,
-      storage.dialect,
       record.tenantId,
       [
         reviewEvent(record, null, 'intent.expired', {
@@ -207,20 +205,17 @@ export function createApprovals(deps: {
         }
         const approvalId = uuidv7();
         try {
-          await trx
-            .insertInto('intent_approvals')
-            .values({
-              tenant_id: tenantId,
-              id: approvalId,
-              intent_id: record.id,
-              escalation_id: record.escalationId as string,
-              decision: input.decision,
-              principal_id: principal.id,
-              approver: JSON.stringify(input.approver ?? {}),
-              rationale: input.rationale,
-              decided_at: now,
-            })
-            .execute();
+          await approvalRepository.insert(trx, {
+            tenantId,
+            id: approvalId,
+            intentId: record.id,
+            escalationId: record.escalationId as string,
+            decision: input.decision,
+            principalId: principal.id,
+            approver: input.approver ?? {},
+            rationale: input.rationale,
+            decidedAtMs: now,
+          });
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
           throw new AppError('CONFLICT', 'This principal has already decided on the escalation', {
@@ -265,9 +260,8 @@ export function createApprovals(deps: {
           approvalsReceived,
           requiredApprovals: approval.requiredApprovals,
         };
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             reviewEvent(record, principal, 'approval.recorded', {
@@ -360,9 +354,8 @@ export function createApprovals(deps: {
             reason: 'token_already_issued',
           });
         }
-        return appendAudit(
+        return chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             tokenIssuedEvent(

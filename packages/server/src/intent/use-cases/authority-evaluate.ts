@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { principalEvent } from '../../chain/audit-entry.js';
-import { appendAudit } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import { loopFailed } from '../../errors/fail-closed.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
@@ -94,9 +94,8 @@ export function createAuthorityEvaluate(deps: {
         now,
       );
       await storage.writeTransaction((trx) =>
-        appendAudit(
+        chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             principalEvent(principal, 'authority.evaluated', {

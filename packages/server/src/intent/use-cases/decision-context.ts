@@ -1,11 +1,11 @@
 import { AppError } from '../../errors/app-error.js';
 import type { Storage } from '../../storage/database.js';
 import type { Tenant } from '../../tenancy/tenant.js';
-import { floorFromRow } from '../../tenancy/tenant-controls.js';
-import { toTenant } from '../../tenancy/tenant-repository.js';
+import { floorSetting } from '../../tenancy/tenant-controls.js';
 import type { ThresholdsRecord } from '../domain/thresholds.js';
+import { decisionContextRepository } from '../repositories/decision-context-repository.js';
 import type { ActivePolicy, PolicyStore } from './policy-store.js';
-import { thresholdsFromRow } from './thresholds-store.js';
+import { thresholdsOfSettings } from './thresholds-store.js';
 
 export interface DecisionContext {
   tenant: Tenant;
@@ -24,46 +24,15 @@ export async function loadDecisionContext(
   tenantId: string,
   actorId: string,
 ): Promise<DecisionContext> {
-  const row = await deps.storage.db
-    .selectFrom('tenants as t')
-    .leftJoin('tenant_settings as s', 's.tenant_id', 't.id')
-    .leftJoin('authority_actors as a', (join) =>
-      join.onRef('a.tenant_id', '=', 't.id').on('a.actor_id', '=', actorId),
-    )
-    .selectAll('t')
-    .select([
-      's.tenant_id as settings_tenant_id',
-      's.floor_enabled',
-      's.floor_agreement_version',
-      's.floor_changed_by',
-      's.floor_changed_at',
-      's.thresholds',
-      's.thresholds_updated_at',
-      's.thresholds_updated_by',
-      's.active_policy_version',
-      'a.status as actor_status',
-    ])
-    .where('t.id', '=', tenantId)
-    .executeTakeFirst();
-  if (!row) throw new AppError('NOT_FOUND', 'No such tenant');
-  const settings =
-    row.settings_tenant_id === null
-      ? undefined
-      : {
-          floor_enabled: row.floor_enabled ?? 1,
-          floor_agreement_version: row.floor_agreement_version,
-          floor_changed_by: row.floor_changed_by,
-          floor_changed_at: row.floor_changed_at,
-          thresholds: row.thresholds,
-          thresholds_updated_at: row.thresholds_updated_at,
-          thresholds_updated_by: row.thresholds_updated_by,
-        };
-  const policy = await deps.policies.activeAt(tenantId, row.active_policy_version ?? null);
+  const stored = await decisionContextRepository.get(deps.storage.db, tenantId, actorId);
+  if (!stored) throw new AppError('NOT_FOUND', 'No such tenant');
+  const { tenant, settings } = stored;
+  const policy = await deps.policies.activeAt(tenantId, settings?.activePolicyVersion ?? null);
   return {
-    tenant: toTenant(row),
-    actorBlocked: row.actor_status === 'blocked',
-    thresholds: thresholdsFromRow(tenantId, settings),
-    floorEnabled: floorFromRow(tenantId, settings).enabled,
+    tenant,
+    actorBlocked: stored.actorStatus === 'blocked',
+    thresholds: thresholdsOfSettings(tenantId, settings),
+    floorEnabled: floorSetting(tenantId, settings).enabled,
     policy,
   };
 }

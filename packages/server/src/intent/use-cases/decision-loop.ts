@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditEvent } from '../../chain/audit-entry.js';
-import { appendAudit } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import type { ConnectorService } from '../../connectors/connector-service.js';
 import { canonicalJson, sha256Hex } from '../../crypto/canonical-json.js';
 import { AppError } from '../../errors/app-error.js';
@@ -123,9 +123,8 @@ export function createDecisionLoop(deps: {
     });
     const responses: IntentResponse[] = new Array(items.length);
     for (const [tenantId, indexes] of byTenant) {
-      const appended = await appendAudit(
+      const appended = await chainRepository.append(
         trx,
-        storage.dialect,
         tenantId,
         indexes.flatMap((index) => (items[index] as PendingDecision).events),
         now,

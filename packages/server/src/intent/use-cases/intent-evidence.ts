@@ -5,7 +5,7 @@ import {
   type EvidenceBundle,
   type Receipt,
 } from '../../audit/evidence.js';
-import { readHead } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Storage } from '../../storage/database.js';
@@ -45,7 +45,7 @@ export function createIntentEvidence(deps: {
         throw new AppError('CONFLICT', 'The intent is escalated and awaits a human decision; no receipt yet');
       }
       const entries = await deps.audit.entriesForIntent(tenantId, intentId);
-      const head = await readHead(storage.db, tenantId);
+      const head = await chainRepository.head(storage.db, tenantId);
       if (!head || entries.length === 0)
         throw new AppError('CONFLICT', 'The intent has no audit entries yet');
       const [signer, current, archive] = await Promise.all([

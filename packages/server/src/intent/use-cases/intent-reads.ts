@@ -1,3 +1,4 @@
+import { chainRepository } from '../../chain/chain-repository.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Storage } from '../../storage/database.js';
 import { type IntentQuery, type IntentRecord, intentRepository } from '../repositories/intent-repository.js';
@@ -45,20 +46,10 @@ export function createIntentReads(deps: { storage: Storage; clock: Clock }) {
     async get(tenantId: string, intentId: string): Promise<IntentView | undefined> {
       const record = await intentRepository.get(db, tenantId, intentId);
       if (!record) return undefined;
-      const entries = await db
-        .selectFrom('audit_entries')
-        .select(['idx', 'event_type', 'entry_hash'])
-        .where('tenant_id', '=', tenantId)
-        .where('intent_id', '=', intentId)
-        .orderBy('idx')
-        .execute();
+      const auditEntries = await chainRepository.entryRefsOfIntent(db, tenantId, intentId);
       return {
         ...toView(record, deps.clock()),
-        auditEntries: entries.map((e) => ({
-          index: e.idx,
-          eventType: e.event_type,
-          entryHash: e.entry_hash,
-        })),
+        auditEntries,
       };
     },
 

@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { principalEvent } from '../../chain/audit-entry.js';
-import { appendAudit } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import { AppError, validationError } from '../../errors/app-error.js';
 import { isUniqueViolation } from '../../errors/database-errors.js';
 import type { Clock } from '../../foundation/clock.js';
@@ -17,8 +16,9 @@ import {
 } from '../../policy/packs.js';
 import { MAX_RULES, type Rule } from '../../policy/rule.js';
 import { validatePolicy } from '../../policy/validate-policy.js';
-import type { Storage } from '../../storage/database.js';
-import type { Database } from '../../storage/schema.js';
+import type { Executor, Storage } from '../../storage/database.js';
+import { tenantSettingsRepository } from '../../tenancy/tenant-settings-repository.js';
+import { policyRepository, type StoredPolicyVersion } from '../repositories/policy-repository.js';
 
 export interface PolicyVersion {
   tenantId: string;
@@ -49,70 +49,29 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
   /** Versions never change once written, so their compiled form is cached by (tenant, version). */
   const compiled = new LRUCache<string, ActivePolicy>({ max: 2_000 });
 
-  async function activeVersionNumber(executor: Kysely<Database>, tenantId: string): Promise<number | null> {
-    const row = await executor
-      .selectFrom('tenant_settings')
-      .select('active_policy_version')
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirst();
-    return row?.active_policy_version ?? null;
+  /** Makes `version` the tenant's active one, in the caller's transaction. */
+  async function setActive(trx: Executor, tenantId: string, version: number, now: number): Promise<void> {
+    await tenantSettingsRepository.setActivePolicyVersion(trx, tenantId, version);
+    await policyRepository.markActivated(trx, tenantId, version, now);
   }
 
-  async function setActive(
-    trx: Kysely<Database>,
-    tenantId: string,
-    version: number,
-    now: number,
-  ): Promise<void> {
-    await trx
-      .insertInto('tenant_settings')
-      .values({
-        tenant_id: tenantId,
-        floor_enabled: 1,
-        floor_agreement_version: null,
-        floor_changed_by: null,
-        floor_changed_at: null,
-        thresholds: null,
-        thresholds_updated_at: null,
-        thresholds_updated_by: null,
-        active_policy_version: version,
-      })
-      .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ active_policy_version: version }))
-      .execute();
-    await trx
-      .updateTable('policy_versions')
-      .set({ activated_at: now })
-      .where('tenant_id', '=', tenantId)
-      .where('version', '=', version)
-      .execute();
-  }
-
-  async function readVersion(tenantId: string, version: number) {
-    return db
-      .selectFrom('policy_versions')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('version', '=', version)
-      .executeTakeFirst();
-  }
+  const readVersion = (tenantId: string, version: number) => policyRepository.get(db, tenantId, version);
+  const activeVersionNumber = (executor: Executor, tenantId: string) =>
+    tenantSettingsRepository.activePolicyVersion(executor, tenantId);
 
   /** Installs the starter pack as version 1 when the tenant has no policy yet. */
   async function ensureStarter(tenantId: string): Promise<void> {
     const now = clock();
     try {
       await storage.writeTransaction(async (trx) => {
-        await trx
-          .insertInto('policy_versions')
-          .values({
-            tenant_id: tenantId,
-            version: 1,
-            rules: JSON.stringify(starterRules()),
-            packs: JSON.stringify([STARTER_PACK_ID]),
-            created_at: now,
-            created_by: 'system',
-            activated_at: null,
-          })
-          .execute();
+        await policyRepository.insert(trx, {
+          tenantId,
+          version: 1,
+          rules: starterRules(),
+          packs: [STARTER_PACK_ID],
+          createdAtMs: now,
+          createdBy: 'system',
+        });
         await setActive(trx, tenantId, 1, now);
       });
     } catch (error) {
@@ -137,45 +96,21 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     if (cached) return cached;
     const row = await readVersion(tenantId, version);
     if (!row) throw new Error(`policy version ${version} of ${tenantId} is missing`);
-    const entry: ActivePolicy = {
-      version,
-      packs: JSON.parse(row.packs) as string[],
-      compiled: compilePolicy(JSON.parse(row.rules) as Rule[]),
-    };
+    const entry: ActivePolicy = { version, packs: row.packs, compiled: compilePolicy(row.rules) };
     compiled.set(key, entry);
     return entry;
   }
 
-  async function nextVersion(trx: Kysely<Database>, tenantId: string): Promise<number> {
-    const row = await trx
-      .selectFrom('policy_versions')
-      .select((eb) => eb.fn.max('version').as('max'))
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirst();
-    return Number(row?.max ?? 0) + 1;
-  }
-
-  function toView(
-    row: {
-      tenant_id: string;
-      version: number;
-      rules: string;
-      packs: string;
-      created_at: number;
-      created_by: string;
-      activated_at: number | null;
-    },
-    activeVersion: number | null,
-  ): PolicyVersion {
+  function toView(stored: StoredPolicyVersion, activeVersion: number | null): PolicyVersion {
     return {
-      tenantId: row.tenant_id,
-      version: row.version,
-      rules: JSON.parse(row.rules) as Rule[],
-      packs: JSON.parse(row.packs) as string[],
-      active: row.version === activeVersion,
-      createdAt: new Date(row.created_at).toISOString(),
-      createdBy: row.created_by,
-      activatedAt: iso(row.activated_at),
+      tenantId: stored.tenantId,
+      version: stored.version,
+      rules: stored.rules,
+      packs: stored.packs,
+      active: stored.version === activeVersion,
+      createdAt: new Date(stored.createdAtMs).toISOString(),
+      createdBy: stored.createdBy,
+      activatedAt: iso(stored.activatedAtMs),
     };
   }
 
@@ -197,19 +132,15 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await storage.writeTransaction(async (trx) => {
-          const version = await nextVersion(trx, tenantId);
-          await trx
-            .insertInto('policy_versions')
-            .values({
-              tenant_id: tenantId,
-              version,
-              rules: JSON.stringify(rules),
-              packs: JSON.stringify(packs),
-              created_at: now,
-              created_by: principal.id,
-              activated_at: null,
-            })
-            .execute();
+          const version = (await policyRepository.latestVersion(trx, tenantId)) + 1;
+          await policyRepository.insert(trx, {
+            tenantId,
+            version,
+            rules,
+            packs,
+            createdAtMs: now,
+            createdBy: principal.id,
+          });
           const events = [
             principalEvent(principal, 'policy.saved', { version, ruleCount: rules.length, packs, ...reason }),
           ];
@@ -221,13 +152,9 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
               payload: { version, ruleCount: rules.length, packs, ...reason },
             } as (typeof events)[number]);
           }
-          await appendAudit(trx, storage.dialect, tenantId, events, now);
-          const row = await trx
-            .selectFrom('policy_versions')
-            .selectAll()
-            .where('tenant_id', '=', tenantId)
-            .where('version', '=', version)
-            .executeTakeFirstOrThrow();
+          await chainRepository.append(trx, tenantId, events, now);
+          const row = await policyRepository.get(trx, tenantId, version);
+          if (!row) throw new Error(`policy version ${version} of ${tenantId} was not written`);
           return toView(row, activate ? version : await activeVersionNumber(trx, tenantId));
         });
       } catch (error) {
@@ -242,7 +169,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     const { version } = await active(tenantId);
     const row = await readVersion(tenantId, version);
     if (!row) throw new Error(`policy version ${version} of ${tenantId} is missing`);
-    return { rules: JSON.parse(row.rules) as Rule[], packs: JSON.parse(row.packs) as string[] };
+    return { rules: row.rules, packs: row.packs };
   }
 
   return {
@@ -258,12 +185,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
 
     async versions(tenantId: string): Promise<PolicyVersion[]> {
       const current = (await active(tenantId)).version;
-      const rows = await db
-        .selectFrom('policy_versions')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .orderBy('version', 'desc')
-        .execute();
+      const rows = await policyRepository.list(db, tenantId);
       return rows.map((row) => toView(row, current));
     },
 
@@ -303,9 +225,8 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
       const now = clock();
       await storage.writeTransaction(async (trx) => {
         await setActive(trx, tenantId, version, now);
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [principalEvent(principal, 'policy.activated', { version, source: 'activate' })],
           now,

@@ -1,10 +1,10 @@
 import { principalEvent } from '../../chain/audit-entry.js';
-import { appendAudit } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import { validationError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Storage } from '../../storage/database.js';
-import type { TenantSettingsTable } from '../../storage/schema.js';
+import { type TenantSettings, tenantSettingsRepository } from '../../tenancy/tenant-settings-repository.js';
 import {
   DEFAULT_THRESHOLDS,
   mergeThresholds,
@@ -12,23 +12,23 @@ import {
   type ThresholdsRecord,
 } from '../domain/thresholds.js';
 
-/** The thresholds record of a tenant_settings row (or of none: the defaults). */
-export function thresholdsFromRow(
+/** The thresholds record of a tenant's settings (or of none: the defaults). */
+export function thresholdsOfSettings(
   tenantId: string,
-  row:
-    | Pick<TenantSettingsTable, 'thresholds' | 'thresholds_updated_at' | 'thresholds_updated_by'>
-    | undefined,
+  settings: TenantSettings | undefined,
 ): ThresholdsRecord {
-  const stored = row?.thresholds ? (JSON.parse(row.thresholds) as ThresholdSettings) : undefined;
-  const settings: ThresholdSettings = stored ?? {
+  const stored = settings?.thresholds ? (JSON.parse(settings.thresholds) as ThresholdSettings) : undefined;
+  const values: ThresholdSettings = stored ?? {
     ...DEFAULT_THRESHOLDS,
     modifiers: { ...DEFAULT_THRESHOLDS.modifiers },
   };
   return {
     tenantId,
-    ...settings,
-    updatedAt: row?.thresholds_updated_at ? new Date(row.thresholds_updated_at).toISOString() : null,
-    updatedBy: row?.thresholds_updated_by ?? null,
+    ...values,
+    updatedAt: settings?.thresholdsUpdatedAtMs
+      ? new Date(settings.thresholdsUpdatedAtMs).toISOString()
+      : null,
+    updatedBy: settings?.thresholdsUpdatedBy ?? null,
   };
 }
 
@@ -37,12 +37,7 @@ export function createThresholdsStore(deps: { storage: Storage; clock: Clock }) 
   const { storage, clock } = deps;
 
   async function read(tenantId: string): Promise<ThresholdsRecord> {
-    const row = await storage.db
-      .selectFrom('tenant_settings')
-      .select(['thresholds', 'thresholds_updated_at', 'thresholds_updated_by'])
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirst();
-    return thresholdsFromRow(tenantId, row);
+    return thresholdsOfSettings(tenantId, await tenantSettingsRepository.get(storage.db, tenantId));
   }
 
   return {
@@ -57,30 +52,13 @@ export function createThresholdsStore(deps: { storage: Storage; clock: Clock }) 
       const now = clock();
       const text = JSON.stringify(merged.value);
       await storage.writeTransaction(async (trx) => {
-        await trx
-          .insertInto('tenant_settings')
-          .values({
-            tenant_id: tenantId,
-            floor_enabled: 1,
-            floor_agreement_version: null,
-            floor_changed_by: null,
-            floor_changed_at: null,
-            thresholds: text,
-            thresholds_updated_at: now,
-            thresholds_updated_by: principal.id,
-            active_policy_version: null,
-          })
-          .onConflict((oc) =>
-            oc.column('tenant_id').doUpdateSet({
-              thresholds: text,
-              thresholds_updated_at: now,
-              thresholds_updated_by: principal.id,
-            }),
-          )
-          .execute();
-        await appendAudit(
+        await tenantSettingsRepository.setThresholds(trx, tenantId, {
+          json: text,
+          updatedBy: principal.id,
+          updatedAtMs: now,
+        });
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [principalEvent(principal, 'thresholds.updated', { old: currentSettings, new: merged.value })],
           now,

@@ -11,7 +11,7 @@
  */
 import type { Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { appendAudit } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import { canonicalJson } from '../../crypto/canonical-json.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
@@ -148,9 +148,8 @@ export function createPhysicalActors(deps: { storage: Storage; clock: Clock }): 
             .execute();
         }
         const actor = toActor(row);
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             physicalEvent({ principal }, 'physical.actor.registered', {

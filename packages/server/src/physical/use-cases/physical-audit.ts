@@ -16,7 +16,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { v7 as uuidv7 } from 'uuid';
-import { type AppendResult, appendAudit } from '../../chain/audit-log.js';
+import { type AppendResult, chainRepository } from '../../chain/chain-repository.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
@@ -287,9 +287,8 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
           })),
         )
         .execute();
-      await appendAudit(
+      await chainRepository.append(
         trx,
-        storage.dialect,
         tenantId,
         reports.map(({ jti, correlationId, report }) =>
           physicalEvent({ principal, correlationId }, 'physical.verification', {
@@ -336,9 +335,8 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
           operator_ticket_id: record.operatorTicketId,
         })
         .execute();
-      const audit = await appendAudit(
+      const audit = await chainRepository.append(
         trx,
-        storage.dialect,
         record.tenantId,
         [
           physicalEvent(

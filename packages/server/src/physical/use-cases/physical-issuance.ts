@@ -23,7 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { appendAudit } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import { AppError } from '../../errors/app-error.js';
 import { failClosed } from '../../errors/fail-closed.js';
 import type { Clock } from '../../foundation/clock.js';
@@ -343,9 +343,8 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
     async classify(principal, goal) {
       const result = classify(goal);
       await storage.writeTransaction((trx) =>
-        appendAudit(
+        chainRepository.append(
           trx,
-          storage.dialect,
           principal.tenantId,
           [physicalEvent({ principal }, 'physical.classified', { goal, classification: result })],
           clock(),

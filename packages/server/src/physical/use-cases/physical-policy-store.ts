@@ -19,7 +19,7 @@ import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { v7 as uuidv7 } from 'uuid';
 import { principalEvent } from '../../chain/audit-entry.js';
-import { appendAudit } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import { canonicalJson, sha256Hex } from '../../crypto/canonical-json.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
@@ -159,7 +159,7 @@ export function createPhysicalPolicyStore(deps: { storage: Storage; clock: Clock
           correlationId: saved.correlationId,
         });
       }
-      await appendAudit(trx, storage.dialect, tenantId, events, now);
+      await chainRepository.append(trx, tenantId, events, now);
       return { id, version, active: activate };
     });
   }

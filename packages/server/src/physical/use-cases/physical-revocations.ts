@@ -13,7 +13,7 @@
  */
 
 import { REVOCATIONS_PAGE_LIMIT, type Revocation } from '@authority-runtime/sdk';
-import { appendAudit, lockHead } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
@@ -49,7 +49,7 @@ export function createPhysicalRevocations(deps: { storage: Storage; clock: Clock
       return storage.writeTransaction(async (trx) => {
         // Behind the tenant's chain head (FOR UPDATE on PostgreSQL; SQLite is serialized already), so
         // revokedAtMs values are assigned one after another.
-        await lockHead(trx, storage.dialect, tenantId, clock());
+        await chainRepository.lockHead(trx, tenantId, clock());
         const issued = await trx
           .selectFrom('physical_decisions')
           .select(['correlation_id', 'actor_identity'])
@@ -83,9 +83,8 @@ export function createPhysicalRevocations(deps: { storage: Storage; clock: Clock
             revoked_by: principal.id,
           })
           .execute();
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             physicalEvent({ principal, correlationId: issued.correlation_id }, 'physical.token.revoked', {

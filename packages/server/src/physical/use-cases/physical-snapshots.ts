@@ -8,7 +8,7 @@
  */
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { appendAudit } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Storage } from '../../storage/database.js';
@@ -66,9 +66,8 @@ export function createPhysicalSnapshots(deps: { storage: Storage; clock: Clock }
           created_at: now,
         })
         .execute();
-      await appendAudit(
+      await chainRepository.append(
         trx,
-        storage.dialect,
         tenantId,
         [
           physicalEvent(source, 'physical.snapshot', {

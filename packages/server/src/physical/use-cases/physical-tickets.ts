@@ -13,7 +13,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { appendAudit } from '../../chain/audit-log.js';
+import { chainRepository } from '../../chain/chain-repository.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
@@ -225,9 +225,8 @@ export function createPhysicalTickets(deps: {
           .where('id', '=', ticketId)
           .where('status', '=', 'pending')
           .execute();
-        await appendAudit(
+        await chainRepository.append(
           trx,
-          storage.dialect,
           tenantId,
           [
             physicalEvent({ principal, correlationId: row.correlation_id }, 'physical.ticket.decided', {

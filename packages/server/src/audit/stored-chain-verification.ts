@@ -1,14 +1,10 @@
 import { chainTimestamp } from '../chain/audit-entry.js';
-import { readHead } from '../chain/audit-log.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import { type ChainBreak, ChainVerifier, checkCheckpoint } from '../chain/chain-verifier.js';
 import type { Clock } from '../foundation/clock.js';
 import type { Storage } from '../storage/database.js';
-import {
-  type Checkpoint,
-  checkpointSignatureValid,
-  listCheckpoints,
-  type PublicKeyLookup,
-} from './checkpoints.js';
+import { type Checkpoint, checkpointSignatureValid, type PublicKeyLookup } from './checkpoint.js';
+import { checkpointRepository } from './checkpoint-repository.js';
 
 export interface ChainVerification {
   valid: boolean;
@@ -35,7 +31,7 @@ export async function verifyStoredChain(
   range: { from?: number; to?: number } = {},
 ): Promise<ChainVerification> {
   const from = range.from ?? 0;
-  const head = await readHead(storage.db, tenantId);
+  const head = await chainRepository.head(storage.db, tenantId);
   const lastIndex = Math.min(range.to ?? Number.MAX_SAFE_INTEGER, head?.lastIndex ?? -1);
   const verifier = new ChainVerifier(tenantId, from);
   let checkpointsVerified = 0;
@@ -59,23 +55,16 @@ export async function verifyStoredChain(
   let cursor = from;
   while (cursor <= lastIndex && found === null) {
     const upper = Math.min(cursor + PAGE - 1, lastIndex);
-    const rows = await storage.db
-      .selectFrom('audit_entries')
-      .select(['idx', 'canonical', 'entry_hash'])
-      .where('tenant_id', '=', tenantId)
-      .where('idx', '>=', cursor)
-      .where('idx', '<=', upper)
-      .orderBy('idx')
-      .execute();
-    const checkpoints = await listCheckpoints(storage.db, tenantId, { from: cursor, to: upper });
+    const entries = await chainRepository.storedEntries(storage.db, tenantId, { from: cursor, to: upper });
+    const checkpoints = await checkpointRepository.list(storage.db, tenantId, { from: cursor, to: upper });
     const wanted = new Set(checkpoints.map((c) => c.index));
     // Only the hashes that checkpoints name are kept, so memory stays flat in the chain length.
     const hashes = new Map<number, string>();
     let entryBreak: ChainBreak | null = null;
-    for (const row of rows) {
-      entryBreak = verifier.push({ index: row.idx, canonical: row.canonical, entryHash: row.entry_hash });
+    for (const entry of entries) {
+      entryBreak = verifier.push(entry);
       if (entryBreak) break;
-      if (wanted.has(row.idx)) hashes.set(row.idx, row.entry_hash);
+      if (wanted.has(entry.index)) hashes.set(entry.index, entry.entryHash);
     }
     // Rows missing at the end of the page (deleted entries) are a gap at the first missing index.
     if (!entryBreak && verifier.nextIndex <= upper)
@@ -90,7 +79,7 @@ export async function verifyStoredChain(
   }
   // Checkpoints past the end of the stored chain mean entries were cut off the tail.
   if (found === null && range.to === undefined) {
-    const beyond = await listCheckpoints(storage.db, tenantId, { from: lastIndex + 1, limit: 1 });
+    const beyond = await checkpointRepository.list(storage.db, tenantId, { from: lastIndex + 1, limit: 1 });
     if (beyond[0]) found = { brokenAt: beyond[0].index, reason: 'CHECKPOINT_MISMATCH' };
   }
 

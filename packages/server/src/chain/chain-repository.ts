@@ -1,0 +1,255 @@
+import { sql } from 'kysely';
+import type { Executor } from '../storage/database.js';
+import { forUpdate } from '../storage/row-lock.js';
+import type { AuditEntriesTable } from '../storage/schema.js';
+import {
+  type AuditEntry,
+  type AuditEvent,
+  GENESIS_HASH,
+  parseStoredEntry,
+  type SealedEntry,
+  sealEntry,
+} from './audit-entry.js';
+import type { StoredEntry } from './chain-verifier.js';
+
+export interface AppendResult {
+  entries: AuditEntry[];
+  latestHash: string;
+  headIndex: number;
+}
+
+export interface ChainHead {
+  lastIndex: number;
+  lastHash: string;
+  lastCheckpointIndex: number;
+  lastCheckpointAt: number;
+}
+
+/** Which entries a timeline page holds; every filter is optional. */
+export interface EntryFilter {
+  actorId?: string | undefined;
+  targetSystem?: string | undefined;
+  eventType?: string | undefined;
+  /** Inclusive bounds of `created_at`, epoch ms. */
+  fromMs?: number | undefined;
+  toMs?: number | undefined;
+  /** Only entries below this index (the keyset of a newest-first page). */
+  beforeIndex?: number | undefined;
+}
+
+function targetSystemOf(payload: unknown): string | null {
+  if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
+    const value = (payload as Record<string, unknown>).targetSystem;
+    if (typeof value === 'string') return value;
+  }
+  return null;
+}
+
+/** The full entry of a stored row, parsed from the canonical text that was hashed. */
+export function entryFromRow(row: Pick<AuditEntriesTable, 'canonical' | 'entry_hash'>): AuditEntry {
+  return parseStoredEntry({ canonical: row.canonical, entryHash: row.entry_hash });
+}
+
+function toHead(row: {
+  last_index: number;
+  last_hash: string;
+  last_checkpoint_index: number;
+  last_checkpoint_at: number;
+}): ChainHead {
+  return {
+    lastIndex: row.last_index,
+    lastHash: row.last_hash,
+    lastCheckpointIndex: row.last_checkpoint_index,
+    lastCheckpointAt: row.last_checkpoint_at,
+  };
+}
+
+/**
+ * The tenants' hash chains (contract §6): each tenant's head (last index and hash, last
+ * checkpoint) and its entries. Entries are only ever appended, under the head's lock.
+ */
+export const chainRepository = {
+  /**
+   * Reads the tenant's chain head, creating it on first use, and locks it (FOR UPDATE on
+   * PostgreSQL; SQLite's write transaction holds the lock already). Writes that must serialize
+   * with the tenant's appends (revocation times) take it too.
+   */
+  async lockHead(trx: Executor, tenantId: string, now: number): Promise<ChainHead> {
+    const select = () =>
+      forUpdate(
+        trx,
+        trx.selectFrom('audit_heads').selectAll().where('tenant_id', '=', tenantId),
+      ).executeTakeFirst();
+    let row = await select();
+    if (!row) {
+      await trx
+        .insertInto('audit_heads')
+        .values({
+          tenant_id: tenantId,
+          last_index: -1,
+          last_hash: GENESIS_HASH,
+          last_checkpoint_index: -1,
+          last_checkpoint_at: now,
+        })
+        .onConflict((oc) => oc.column('tenant_id').doNothing())
+        .execute();
+      row = await select();
+    }
+    if (!row) throw new Error(`audit head of ${tenantId} could not be created`);
+    return toHead(row);
+  },
+
+  /**
+   * Appends events to the tenant's chain. Must run inside `storage.writeTransaction` together with
+   * the state change the events record: the head lock serializes appends per tenant across
+   * processes.
+   */
+  async append(
+    trx: Executor,
+    tenantId: string,
+    events: readonly AuditEvent[],
+    now: number,
+  ): Promise<AppendResult> {
+    const head = await chainRepository.lockHead(trx, tenantId, now);
+    const sealed: SealedEntry[] = [];
+    let previousHash = head.lastHash;
+    let index = head.lastIndex;
+    for (const event of events) {
+      index += 1;
+      const next = sealEntry(tenantId, index, previousHash, event, now);
+      sealed.push(next);
+      previousHash = next.entry.entryHash;
+    }
+    if (sealed.length === 0) return { entries: [], latestHash: head.lastHash, headIndex: head.lastIndex };
+    await trx
+      .insertInto('audit_entries')
+      .values(
+        sealed.map(({ entry, canonical }) => ({
+          tenant_id: tenantId,
+          idx: entry.index,
+          correlation_id: entry.correlationId,
+          intent_id: entry.intentId,
+          actor_id: entry.actorId,
+          actor_type: entry.actorType,
+          event_type: entry.eventType,
+          target_system: targetSystemOf(entry.payload),
+          previous_hash: entry.previousHash,
+          entry_hash: entry.entryHash,
+          canonical,
+          created_at: now,
+        })),
+      )
+      .execute();
+    await trx
+      .updateTable('audit_heads')
+      .set({ last_index: index, last_hash: previousHash })
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    return { entries: sealed.map((s) => s.entry), latestHash: previousHash, headIndex: index };
+  },
+
+  async head(db: Executor, tenantId: string): Promise<ChainHead | undefined> {
+    const row = await db
+      .selectFrom('audit_heads')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
+    return row ? toHead(row) : undefined;
+  },
+
+  /** Moves the head's last checkpoint forward (never back, whatever the order of concurrent writers). */
+  async markCheckpointed(trx: Executor, tenantId: string, index: number, at: number): Promise<void> {
+    await trx
+      .updateTable('audit_heads')
+      .set({ last_checkpoint_index: index, last_checkpoint_at: at })
+      .where('tenant_id', '=', tenantId)
+      .where('last_checkpoint_index', '<', index)
+      .execute();
+  },
+
+  /**
+   * Tenants whose head moved since its last checkpoint and is due for another: `everyEntries`
+   * entries since it, or its last checkpoint at or before `dueBefore`.
+   */
+  async dueForCheckpoint(db: Executor, due: { dueBefore: number; everyEntries: number }): Promise<string[]> {
+    const rows = await db
+      .selectFrom('audit_heads')
+      .select('tenant_id')
+      .whereRef('last_index', '>', 'last_checkpoint_index')
+      .where((eb) =>
+        eb.or([
+          eb('last_checkpoint_at', '<=', due.dueBefore),
+          sql<boolean>`last_index - last_checkpoint_index >= ${due.everyEntries}`,
+        ]),
+      )
+      .execute();
+    return rows.map((row) => row.tenant_id);
+  },
+
+  /** Every entry of one intent, in chain order. */
+  async entriesOfIntent(db: Executor, tenantId: string, intentId: string): Promise<AuditEntry[]> {
+    const rows = await db
+      .selectFrom('audit_entries')
+      .select(['canonical', 'entry_hash'])
+      .where('tenant_id', '=', tenantId)
+      .where('intent_id', '=', intentId)
+      .orderBy('idx')
+      .execute();
+    return rows.map(entryFromRow);
+  },
+
+  /** Index, type and hash of every entry of one intent, in chain order. */
+  async entryRefsOfIntent(
+    db: Executor,
+    tenantId: string,
+    intentId: string,
+  ): Promise<Array<{ index: number; eventType: string; entryHash: string }>> {
+    const rows = await db
+      .selectFrom('audit_entries')
+      .select(['idx', 'event_type', 'entry_hash'])
+      .where('tenant_id', '=', tenantId)
+      .where('intent_id', '=', intentId)
+      .orderBy('idx')
+      .execute();
+    return rows.map((row) => ({ index: row.idx, eventType: row.event_type, entryHash: row.entry_hash }));
+  },
+
+  /** Up to `limit` entries matching the filter, newest first, with the target system indexed. */
+  async page(
+    db: Executor,
+    tenantId: string,
+    filter: EntryFilter,
+    limit: number,
+  ): Promise<Array<{ entry: AuditEntry; targetSystem: string | null }>> {
+    let select = db
+      .selectFrom('audit_entries')
+      .select(['idx', 'canonical', 'entry_hash', 'target_system'])
+      .where('tenant_id', '=', tenantId);
+    if (filter.actorId !== undefined) select = select.where('actor_id', '=', filter.actorId);
+    if (filter.targetSystem !== undefined) select = select.where('target_system', '=', filter.targetSystem);
+    if (filter.eventType !== undefined) select = select.where('event_type', '=', filter.eventType);
+    if (filter.fromMs !== undefined) select = select.where('created_at', '>=', filter.fromMs);
+    if (filter.toMs !== undefined) select = select.where('created_at', '<=', filter.toMs);
+    if (filter.beforeIndex !== undefined) select = select.where('idx', '<', filter.beforeIndex);
+    const rows = await select.orderBy('idx', 'desc').limit(limit).execute();
+    return rows.map((row) => ({ entry: entryFromRow(row), targetSystem: row.target_system }));
+  },
+
+  /** Entries with `from <= index <= to` as stored (the hashed text and its hash), in index order. */
+  async storedEntries(
+    db: Executor,
+    tenantId: string,
+    range: { from: number; to: number; limit?: number },
+  ): Promise<StoredEntry[]> {
+    let select = db
+      .selectFrom('audit_entries')
+      .select(['idx', 'canonical', 'entry_hash'])
+      .where('tenant_id', '=', tenantId)
+      .where('idx', '>=', range.from)
+      .where('idx', '<=', range.to)
+      .orderBy('idx');
+    if (range.limit !== undefined) select = select.limit(range.limit);
+    const rows = await select.execute();
+    return rows.map((row) => ({ index: row.idx, canonical: row.canonical, entryHash: row.entry_hash }));
+  },
+};
