@@ -16,8 +16,8 @@ import {
   outboundUrls,
   parseConnectorConfig,
 } from './adapters/connector-config.js';
-import type { Connector } from './connector.js';
-import { connectorOf, connectorStore } from './connector-store.js';
+import { type Connector, connectorFrom } from './connector.js';
+import { connectorRepository } from './connector-repository.js';
 import { type ConnectorTestResult, type ConnectorView, connectorView, healthOf } from './connector-views.js';
 
 /** Connectors per tenant: each is probed every CONNECTOR_HEALTH_INTERVAL_MS, so the work stays bounded. */
@@ -79,7 +79,7 @@ export function createConnectorRegistry(deps: {
   function load(tenantId: string, now: number): Promise<Map<string, Connector>> {
     const inFlight = loading.get(tenantId);
     if (inFlight) return inFlight;
-    const promise = connectorStore.listByTenant(storage.db, tenantId).then(
+    const promise = connectorRepository.listByTenant(storage.db, tenantId).then(
       (entries) => {
         const byTarget = new Map(entries.map(({ connector }) => [connector.targetSystem, connector]));
         // A change made while this read was in flight dropped it from `loading`: do not cache it.
@@ -118,7 +118,7 @@ export function createConnectorRegistry(deps: {
   }
 
   async function existing(tenantId: string, id: string) {
-    const entry = await connectorStore.get(storage.db, tenantId, id);
+    const entry = await connectorRepository.get(storage.db, tenantId, id);
     if (!entry) throw new AppError('NOT_FOUND', 'No such connector');
     return entry;
   }
@@ -127,7 +127,7 @@ export function createConnectorRegistry(deps: {
   async function checkHealth(connector: Connector): Promise<{ probe: Probe; checkedAt: number }> {
     const probe = await runner.probe(connector);
     const checkedAt = clock();
-    await connectorStore.recordHealth(storage.db, connector.tenantId, connector.id, {
+    await connectorRepository.recordHealth(storage.db, connector.tenantId, connector.id, {
       status: healthOf(probe),
       checkedAt,
       latencyMs: probe.answered ? probe.latencyMs : null,
@@ -144,32 +144,27 @@ export function createConnectorRegistry(deps: {
       await checkReachable(config);
       const id = uuidv7();
       const now = clock();
-      const row = {
-        tenant_id: tenantId,
-        id,
-        type: config.type,
-        name: input.name,
-        target_system: input.targetSystem,
-        auto_execute: input.autoExecute === true ? 1 : 0,
-        config: JSON.stringify(config.settings),
-        secrets: sealSecrets(secretBox, tenantId, id, config.secrets),
-        status: 'unknown',
-        last_checked_at: null,
-        latency_ms: null,
-        last_error: null,
-        // Due at once: the next health round checks a new connector.
-        next_check_at: now,
-        created_at: now,
-        updated_at: now,
-      };
+      const connector = connectorFrom(
+        {
+          id,
+          tenantId,
+          name: input.name,
+          targetSystem: input.targetSystem,
+          autoExecute: input.autoExecute === true,
+          sealedSecrets: sealSecrets(secretBox, tenantId, id, config.secrets),
+          // Due at once: the next health round checks a new connector.
+          createdAt: now,
+        },
+        config,
+      );
       try {
         await storage.writeTransaction(async (trx) => {
-          if ((await connectorStore.count(trx, tenantId)) >= MAX_CONNECTORS_PER_TENANT) {
+          if ((await connectorRepository.count(trx, tenantId)) >= MAX_CONNECTORS_PER_TENANT) {
             throw new AppError('CONFLICT', `A tenant has at most ${MAX_CONNECTORS_PER_TENANT} connectors`, {
               limit: MAX_CONNECTORS_PER_TENANT,
             });
           }
-          await trx.insertInto('connectors').values(row).execute();
+          await connectorRepository.insert(trx, connector);
           await chainRepository.append(
             trx,
             tenantId,
@@ -179,7 +174,7 @@ export function createConnectorRegistry(deps: {
                 type: config.type,
                 name: input.name,
                 targetSystem: input.targetSystem,
-                autoExecute: row.auto_execute === 1,
+                autoExecute: connector.autoExecute,
                 config: auditedConfig(config),
               }),
             ],
@@ -196,7 +191,7 @@ export function createConnectorRegistry(deps: {
       }
       forget(tenantId);
       return connectorView({
-        connector: connectorOf(row),
+        connector,
         status: 'unknown',
         lastCheckedAt: null,
         latencyMs: null,
@@ -205,29 +200,23 @@ export function createConnectorRegistry(deps: {
     },
 
     async list(tenantId: string): Promise<ConnectorView[]> {
-      return (await connectorStore.listByTenant(storage.db, tenantId)).map(connectorView);
+      return (await connectorRepository.listByTenant(storage.db, tenantId)).map(connectorView);
     },
 
     async remove(tenantId: string, principal: Principal, id: string): Promise<void> {
       const now = clock();
       await storage.writeTransaction(async (trx) => {
-        let query = trx
-          .selectFrom('connectors')
-          .selectAll()
-          .where('tenant_id', '=', tenantId)
-          .where('id', '=', id);
-        if (storage.dialect === 'postgres') query = query.forUpdate();
-        const before = await query.executeTakeFirst();
+        const before = await connectorRepository.get(trx, tenantId, id, { forUpdate: true });
         if (!before) throw new AppError('NOT_FOUND', 'No such connector');
-        await trx.deleteFrom('connectors').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+        await connectorRepository.delete(trx, tenantId, id);
         await chainRepository.append(
           trx,
           tenantId,
           [
             principalEvent(principal, 'connector.deleted', {
               connectorId: id,
-              type: before.type,
-              targetSystem: before.target_system,
+              type: before.connector.type,
+              targetSystem: before.connector.targetSystem,
             }),
           ],
           now,

@@ -1,6 +1,6 @@
 import type { Probe } from './adapter-runner.js';
 import type { ConnectorType } from './adapters/connector-config.js';
-import type { ConnectorWithHealth, HealthStatus } from './connector-store.js';
+import type { ConnectorWithHealth, HealthStatus } from './connector.js';
 
 /**
  * A connector as the API shows it (contract §8), with the settings of its `config` but never its

@@ -1,5 +1,6 @@
 import { withoutQuery } from '../egress/egress-client.js';
 import type {
+  ConnectorConfig,
   ConnectorType,
   GithubSettings,
   HttpSettings,
@@ -29,6 +30,41 @@ export type Connector = ConnectorBase &
     | { type: 'github'; settings: GithubSettings }
     | { type: 'noop'; settings: NoopSettings }
   );
+
+/** The fields of a connector that do not depend on its type. */
+export type ConnectorFields = Omit<Connector, 'type' | 'settings'>;
+
+/** A connector of the fields and a validated config (whose secrets the caller sealed into the fields). Pure. */
+export function connectorFrom(fields: ConnectorFields, config: ConnectorConfig): Connector {
+  switch (config.type) {
+    case 'http':
+      return { ...fields, type: 'http', settings: config.settings };
+    case 'github':
+      return { ...fields, type: 'github', settings: config.settings };
+    case 'noop':
+      return { ...fields, type: 'noop', settings: {} };
+  }
+}
+
+export type HealthStatus = 'healthy' | 'degraded' | 'down' | 'unknown';
+export const HEALTH_STATUSES: readonly HealthStatus[] = ['healthy', 'degraded', 'down', 'unknown'];
+
+/** A connector with its last health check, as `GET /connectors` lists it. */
+export interface ConnectorWithHealth {
+  connector: Connector;
+  status: HealthStatus;
+  lastCheckedAt: number | null;
+  latencyMs: number | null;
+  lastError: string | null;
+}
+
+/** The result of one check, written by the background checker and by `POST /connectors/:id/test`. */
+export interface HealthRecord {
+  status: Exclude<HealthStatus, 'unknown'>;
+  checkedAt: number;
+  latencyMs: number | null;
+  error: string | null;
+}
 
 /** The token binding of contract §5: whom the token is for, and what that adapter acts on. */
 export interface TokenBinding {

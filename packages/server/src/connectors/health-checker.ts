@@ -2,7 +2,7 @@ import type { Clock } from '../foundation/clock.js';
 import { createPoller } from '../foundation/poller.js';
 import type { Storage } from '../storage/database.js';
 import type { Connector } from './connector.js';
-import { connectorOf, connectorStore } from './connector-store.js';
+import { connectorRepository } from './connector-repository.js';
 
 /**
  * The background health check (contract §8): every CONNECTOR_HEALTH_INTERVAL_MS each connector gets
@@ -26,10 +26,10 @@ export function createHealthChecker(deps: {
   /** One round: claims the checks due now and runs them; resolves with the number run. */
   async function runOnce(): Promise<number> {
     const now = clock();
-    const due = await connectorStore.due(storage.db, now, batchSize);
-    const claimed = [];
-    for (const row of due) {
-      if (await connectorStore.claim(storage.db, row, now + intervalMs)) claimed.push(connectorOf(row));
+    const due = await connectorRepository.due(storage.db, now, batchSize);
+    const claimed: Connector[] = [];
+    for (const check of due) {
+      if (await connectorRepository.claim(storage.db, check, now + intervalMs)) claimed.push(check.connector);
     }
     const results = await Promise.allSettled(claimed.map((connector) => check(connector)));
     for (const result of results) if (result.status === 'rejected') deps.onError(result.reason);

@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
 import { canonicalJson, sha256Hex } from '../crypto/canonical-json.js';
 import { AppError } from '../errors/app-error.js';
 import { isUniqueViolation } from '../errors/database-errors.js';
 import type { Clock } from '../foundation/clock.js';
-import type { Storage } from '../storage/database.js';
-import type { Database } from '../storage/schema.js';
+import type { Executor, Storage } from '../storage/database.js';
+import { idempotencyRepository } from './idempotency-repository.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -30,57 +29,38 @@ export function createIdempotency(deps: { storage: Storage; clock: Clock; waitMs
   const { storage, clock } = deps;
   const db = storage.db;
   const pollMs = deps.pollMs ?? 25;
-
-  async function read(tenantId: string, scope: string, key: string) {
-    return db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('scope', '=', scope)
-      .where('key', '=', key)
-      .executeTakeFirst();
-  }
+  const stored = (response: StoredResponse) => ({
+    statusCode: response.statusCode,
+    body: JSON.stringify(response.body),
+  });
 
   return {
     async claim(tenantId: string, scope: string, key: string, hash: string): Promise<Claim> {
+      const id = { tenantId, scope, key };
       const deadline = Date.now() + deps.waitMs;
       for (;;) {
         const now = clock();
         try {
-          await db
-            .insertInto('idempotency_keys')
-            .values({
-              tenant_id: tenantId,
-              scope,
-              key,
-              request_hash: hash,
-              status_code: null,
-              response: null,
-              created_at: now,
-              expires_at: now + IDEMPOTENCY_TTL_MS,
-            })
-            .execute();
+          await idempotencyRepository.claim(db, id, {
+            requestHash: hash,
+            createdAtMs: now,
+            expiresAtMs: now + IDEMPOTENCY_TTL_MS,
+          });
           return { kind: 'new' };
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
         }
-        const existing = await read(tenantId, scope, key);
+        const existing = await idempotencyRepository.get(db, id);
         if (!existing) continue;
-        if (existing.expires_at <= now) {
-          await db
-            .deleteFrom('idempotency_keys')
-            .where('tenant_id', '=', tenantId)
-            .where('scope', '=', scope)
-            .where('key', '=', key)
-            .where('expires_at', '<=', now)
-            .execute();
+        if (existing.expiresAtMs <= now) {
+          await idempotencyRepository.deleteExpired(db, id, now);
           continue;
         }
-        if (existing.request_hash !== hash) {
+        if (existing.requestHash !== hash) {
           throw new AppError('CONFLICT', 'This Idempotency-Key was used with a different request body');
         }
-        if (existing.status_code !== null && existing.response !== null) {
-          return { kind: 'replay', statusCode: existing.status_code, body: JSON.parse(existing.response) };
+        if (existing.statusCode !== null && existing.response !== null) {
+          return { kind: 'replay', statusCode: existing.statusCode, body: JSON.parse(existing.response) };
         }
         if (Date.now() >= deadline) {
           throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still being processed');
@@ -90,31 +70,18 @@ export function createIdempotency(deps: { storage: Storage; clock: Clock; waitMs
     },
 
     /** Stores the response in the caller's transaction, so it commits with the decision. */
-    async complete(
-      trx: Kysely<Database>,
-      tenantId: string,
-      scope: string,
-      key: string,
-      response: StoredResponse,
-    ) {
-      await trx
-        .updateTable('idempotency_keys')
-        .set({ status_code: response.statusCode, response: JSON.stringify(response.body) })
-        .where('tenant_id', '=', tenantId)
-        .where('scope', '=', scope)
-        .where('key', '=', key)
-        .execute();
+    async complete(trx: Executor, tenantId: string, scope: string, key: string, response: StoredResponse) {
+      await idempotencyRepository.complete(trx, { tenantId, scope, key }, stored(response));
+    },
+
+    /** Stores the response unless one is stored already (a response committed earlier wins). */
+    async completeIfOpen(tenantId: string, scope: string, key: string, response: StoredResponse) {
+      await idempotencyRepository.completeIfOpen(db, { tenantId, scope, key }, stored(response));
     },
 
     /** Frees a claim whose request failed before deciding, so a retry can run. */
     async release(tenantId: string, scope: string, key: string): Promise<void> {
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('tenant_id', '=', tenantId)
-        .where('scope', '=', scope)
-        .where('key', '=', key)
-        .where('status_code', 'is', null)
-        .execute();
+      await idempotencyRepository.release(db, { tenantId, scope, key });
     },
   };
 }

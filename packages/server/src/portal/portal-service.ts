@@ -10,6 +10,8 @@ import type { PortalUserPrincipal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
 import type { TenantAccessService } from '../tenancy/tenant-access.js';
 import { dummyPasswordHash, verifyPassword } from './password-hash.js';
+import { portalSessionRepository } from './portal-session-repository.js';
+import { portalUserRepository } from './portal-user-repository.js';
 import { normalizeEmail } from './portal-users.js';
 import { ABSOLUTE_TIMEOUT_MS, MAX_MFA_FAILURES, mfaRequired, sessionState } from './session-policy.js';
 import { base32Encode, generateTotpSecret, matchTotp, otpauthUri } from './totp.js';
@@ -70,15 +72,10 @@ export function createPortalService(deps: {
     );
   }
 
-  async function userRow(principal: PortalUserPrincipal) {
-    const row = await storage.db
-      .selectFrom('portal_users')
-      .select(['email', 'totp_secret', 'totp_pending_secret', 'last_totp_step'])
-      .where('tenant_id', '=', principal.tenantId)
-      .where('id', '=', principal.id)
-      .executeTakeFirst();
-    if (!row) throw invalidSession('unknown_user');
-    return row;
+  async function userOf(principal: PortalUserPrincipal) {
+    const user = await portalUserRepository.get(storage.db, principal.tenantId, principal.id);
+    if (!user) throw invalidSession('unknown_user');
+    return user;
   }
 
   return {
@@ -88,16 +85,11 @@ export function createPortalService(deps: {
       const user =
         access === undefined
           ? undefined
-          : await storage.db
-              .selectFrom('portal_users')
-              .select(['id', 'password_hash', 'role', 'totp_secret'])
-              .where('tenant_id', '=', request.tenantId)
-              .where('email', '=', email)
-              .executeTakeFirst();
+          : await portalUserRepository.findByEmail(storage.db, request.tenantId, email);
       // Unknown tenants and users cost a full verification too, so timing tells nothing.
       const passwordOk = await verifyPassword(
         request.password,
-        user?.password_hash ?? (await dummyPasswordHash()),
+        user?.passwordHash ?? (await dummyPasswordHash()),
       );
       if (access === undefined || user === undefined || !passwordOk || !isRole(user.role)) {
         if (access !== undefined) {
@@ -117,21 +109,15 @@ export function createPortalService(deps: {
 
       const sessionId = SESSION_PREFIX + randomBytes(32).toString('base64url');
       const now = clock();
-      const enrolled = user.totp_secret !== null;
+      const enrolled = user.totpSecret !== null;
       const required = mfaRequired(user.role, enrolled);
       await storage.writeTransaction(async (trx) => {
-        await trx
-          .insertInto('portal_sessions')
-          .values({
-            tenant_id: request.tenantId,
-            session_hash: hashSessionId(sessionId),
-            user_id: user.id,
-            created_at: now,
-            last_seen_at: now,
-            mfa_verified: 0,
-            mfa_failures: 0,
-          })
-          .execute();
+        await portalSessionRepository.insert(trx, {
+          tenantId: request.tenantId,
+          sessionHash: hashSessionId(sessionId),
+          userId: user.id,
+          createdAtMs: now,
+        });
         await chainRepository.append(
           trx,
           request.tenantId,
@@ -158,55 +144,30 @@ export function createPortalService(deps: {
     async authenticate(sessionId: string): Promise<PortalUserPrincipal> {
       if (!SESSION_ID_PATTERN.test(sessionId)) throw invalidSession('unknown_session');
       const key = hashSessionId(sessionId);
-      const row = await storage.db
-        .selectFrom('portal_sessions as s')
-        .innerJoin('portal_users as u', (join) =>
-          join.onRef('u.tenant_id', '=', 's.tenant_id').onRef('u.id', '=', 's.user_id'),
-        )
-        .select([
-          's.tenant_id',
-          's.user_id',
-          's.created_at',
-          's.last_seen_at',
-          's.mfa_verified',
-          'u.role',
-          'u.totp_secret',
-        ])
-        .where('s.session_hash', '=', key)
-        .executeTakeFirst();
+      const row = await portalSessionRepository.findWithUser(storage.db, key);
       if (!row || !isRole(row.role)) throw invalidSession('unknown_session');
       const now = clock();
-      const state = sessionState({ createdAt: row.created_at, lastSeenAt: row.last_seen_at }, now);
+      const state = sessionState({ createdAt: row.createdAtMs, lastSeenAt: row.lastSeenAtMs }, now);
       if (state !== 'active') {
-        await storage.db
-          .deleteFrom('portal_sessions')
-          .where('tenant_id', '=', row.tenant_id)
-          .where('session_hash', '=', key)
-          .execute();
+        await portalSessionRepository.delete(storage.db, row.tenantId, key);
         throw invalidSession(state);
       }
       // Activity is written at most once a minute, as API keys' lastUsedAt: a busy console does
       // not write on every request, and the idle timeout can only end up to a minute early.
-      if (now - row.last_seen_at >= SEEN_WRITE_INTERVAL_MS) {
-        await storage.db
-          .updateTable('portal_sessions')
-          .set({ last_seen_at: now })
-          .where('tenant_id', '=', row.tenant_id)
-          .where('session_hash', '=', key)
-          .where('last_seen_at', '<', now)
-          .execute();
+      if (now - row.lastSeenAtMs >= SEEN_WRITE_INTERVAL_MS) {
+        await portalSessionRepository.touch(storage.db, row.tenantId, key, now);
       }
       return {
         type: 'portal_user',
-        id: row.user_id,
-        tenantId: row.tenant_id,
+        id: row.userId,
+        tenantId: row.tenantId,
         role: row.role,
         scopes: null,
         permissions: effectivePermissions(row.role, null),
         session: {
           key,
-          mfaRequired: mfaRequired(row.role, row.totp_secret !== null),
-          mfaVerified: row.mfa_verified === 1,
+          mfaRequired: mfaRequired(row.role, row.totpEnrolled),
+          mfaVerified: row.mfaVerified,
         },
       };
     },
@@ -216,20 +177,18 @@ export function createPortalService(deps: {
      * an enrolled factor needs a session that has passed it (else 403 MFA_REQUIRED).
      */
     async enroll(principal: PortalUserPrincipal): Promise<{ otpauthUri: string; secret: string }> {
-      const user = await userRow(principal);
-      if (user.totp_secret !== null && !principal.session.mfaVerified) {
+      const user = await userOf(principal);
+      if (user.totpSecret !== null && !principal.session.mfaVerified) {
         throw new AppError('MFA_REQUIRED', 'Confirm the enrolled second factor before replacing it');
       }
       const secret = generateTotpSecret();
-      await storage.db
-        .updateTable('portal_users')
-        .set({
-          totp_pending_secret: secretBox.seal(secret, totpContext(principal.tenantId, principal.id)),
-          updated_at: clock(),
-        })
-        .where('tenant_id', '=', principal.tenantId)
-        .where('id', '=', principal.id)
-        .execute();
+      await portalUserRepository.setPendingTotpSecret(
+        storage.db,
+        principal.tenantId,
+        principal.id,
+        secretBox.seal(secret, totpContext(principal.tenantId, principal.id)),
+        clock(),
+      );
       return {
         otpauthUri: otpauthUri(secret, `${user.email} (${principal.tenantId})`, TOTP_ISSUER),
         secret: base32Encode(secret),
@@ -248,42 +207,26 @@ export function createPortalService(deps: {
     ): Promise<{ mfaVerified: true; enrolled: boolean }> {
       const now = clock();
       const outcome = await storage.writeTransaction(async (trx) => {
-        const user = await trx
-          .selectFrom('portal_users')
-          .select(['totp_secret', 'totp_pending_secret', 'last_totp_step'])
-          .where('tenant_id', '=', principal.tenantId)
-          .where('id', '=', principal.id)
-          .executeTakeFirst();
+        const user = await portalUserRepository.get(trx, principal.tenantId, principal.id);
         if (!user) throw invalidSession('unknown_user');
         const usePending =
-          user.totp_pending_secret !== null && (user.totp_secret === null || principal.session.mfaVerified);
-        const sealed = usePending ? user.totp_pending_secret : user.totp_secret;
+          user.totpPendingSecret !== null && (user.totpSecret === null || principal.session.mfaVerified);
+        const sealed = usePending ? user.totpPendingSecret : user.totpSecret;
         if (sealed === null) {
           throw new AppError('CONFLICT', 'No second factor is enrolled: POST /portal/mfa/enroll first');
         }
         const secret = secretBox.open(sealed, totpContext(principal.tenantId, principal.id));
-        const step = matchTotp(secret, code, now, user.last_totp_step);
+        const step = matchTotp(secret, code, now, user.lastTotpStep);
         let accepted = false;
         if (step !== undefined) {
-          const claimed = await trx
-            .updateTable('portal_users')
-            .set({
-              last_totp_step: step,
-              updated_at: now,
-              ...(usePending ? { totp_secret: sealed, totp_pending_secret: null } : {}),
-            })
-            .where('tenant_id', '=', principal.tenantId)
-            .where('id', '=', principal.id)
-            .where((eb) => eb.or([eb('last_totp_step', 'is', null), eb('last_totp_step', '<', step)]))
-            .executeTakeFirst();
-          accepted = Number(claimed.numUpdatedRows) === 1;
+          accepted = await portalUserRepository.acceptTotpStep(trx, principal.tenantId, principal.id, {
+            step,
+            now,
+            enroll: usePending ? sealed : undefined,
+          });
         }
-        const session = trx
-          .updateTable('portal_sessions')
-          .where('tenant_id', '=', principal.tenantId)
-          .where('session_hash', '=', principal.session.key);
         if (accepted) {
-          await session.set({ mfa_verified: 1, mfa_failures: 0 }).execute();
+          await portalSessionRepository.markMfaVerified(trx, principal.tenantId, principal.session.key);
           await chainRepository.append(
             trx,
             principal.tenantId,
@@ -292,22 +235,17 @@ export function createPortalService(deps: {
           );
           return { accepted: true as const, enrolled: usePending };
         }
-        const failures = await trx
-          .selectFrom('portal_sessions')
-          .select('mfa_failures')
-          .where('tenant_id', '=', principal.tenantId)
-          .where('session_hash', '=', principal.session.key)
-          .executeTakeFirst();
-        const count = (failures?.mfa_failures ?? MAX_MFA_FAILURES) + 1;
+        const failures = await portalSessionRepository.mfaFailures(
+          trx,
+          principal.tenantId,
+          principal.session.key,
+        );
+        const count = (failures ?? MAX_MFA_FAILURES) + 1;
         const ended = count >= MAX_MFA_FAILURES;
         if (ended) {
-          await trx
-            .deleteFrom('portal_sessions')
-            .where('tenant_id', '=', principal.tenantId)
-            .where('session_hash', '=', principal.session.key)
-            .execute();
+          await portalSessionRepository.delete(trx, principal.tenantId, principal.session.key);
         } else {
-          await session.set({ mfa_failures: count }).execute();
+          await portalSessionRepository.setMfaFailures(trx, principal.tenantId, principal.session.key, count);
         }
         // A right code of a step already used (by this request's race or an earlier one) is a replay.
         const replayed = step !== undefined || matchTotp(secret, code, now, null) !== undefined;
@@ -333,11 +271,7 @@ export function createPortalService(deps: {
     },
 
     async logout(principal: PortalUserPrincipal): Promise<void> {
-      await storage.db
-        .deleteFrom('portal_sessions')
-        .where('tenant_id', '=', principal.tenantId)
-        .where('session_hash', '=', principal.session.key)
-        .execute();
+      await portalSessionRepository.delete(storage.db, principal.tenantId, principal.session.key);
     },
   };
 }

@@ -8,6 +8,7 @@ import { isRole, ROLES, type Role } from '../identity/permissions.js';
 import type { Storage } from '../storage/database.js';
 import { tenantRepository } from '../tenancy/tenant-repository.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-hash.js';
+import { portalUserRepository } from './portal-user-repository.js';
 
 export const MAX_EMAIL_LENGTH = 254;
 
@@ -84,21 +85,7 @@ export async function createPortalUser(
   };
   try {
     await storage.writeTransaction(async (trx) => {
-      await trx
-        .insertInto('portal_users')
-        .values({
-          tenant_id: tenantId,
-          id,
-          email,
-          password_hash: passwordHash,
-          role,
-          totp_secret: null,
-          totp_pending_secret: null,
-          last_totp_step: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
+      await portalUserRepository.insert(trx, { tenantId, id, email, passwordHash, role, createdAtMs: now });
       await chainRepository.append(trx, tenantId, [event], now);
     });
   } catch (error) {
@@ -110,18 +97,13 @@ export async function createPortalUser(
 }
 
 export async function listPortalUsers(storage: Storage, tenantId: string): Promise<PortalUserView[]> {
-  const rows = await storage.db
-    .selectFrom('portal_users')
-    .select(['id', 'tenant_id', 'email', 'role', 'totp_secret', 'created_at'])
-    .where('tenant_id', '=', tenantId)
-    .orderBy('email')
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    tenantId: row.tenant_id,
-    email: row.email,
-    role: row.role as Role,
-    mfaEnrolled: row.totp_secret !== null,
-    createdAt: new Date(row.created_at).toISOString(),
+  const users = await portalUserRepository.list(storage.db, tenantId);
+  return users.map((user) => ({
+    id: user.id,
+    tenantId: user.tenantId,
+    email: user.email,
+    role: user.role as Role,
+    mfaEnrolled: user.totpSecret !== null,
+    createdAt: new Date(user.createdAtMs).toISOString(),
   }));
 }

@@ -1,5 +1,4 @@
 import type { JsonWebKey, KeyObject } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { principalEvent } from '../chain/audit-entry.js';
 import { chainRepository } from '../chain/chain-repository.js';
@@ -20,11 +19,10 @@ import { AppError, validationError } from '../errors/app-error.js';
 import { isUniqueViolation } from '../errors/database-errors.js';
 import type { Clock } from '../foundation/clock.js';
 import type { Principal } from '../identity/principal.js';
-import type { Storage } from '../storage/database.js';
-import type { Database, SigningKeysTable } from '../storage/schema.js';
+import type { Executor, Storage } from '../storage/database.js';
+import type { SigningKeysTable } from '../storage/schema.js';
 import { signExternally } from './external-signer.js';
-
-export type KeyStatus = 'ACTIVE' | 'PREVIOUS' | 'RETIRED';
+import { type KeyStatus, signingKeyRepository } from './signing-key-repository.js';
 
 /** A key as the API lists it (contract §5); never the private key, the sign URL's headers, nor secrets. */
 export interface SigningKeyView {
@@ -91,7 +89,7 @@ export interface SigningKeyDeps {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-function toView(row: Selectable<SigningKeysTable>): SigningKeyView {
+function toView(row: SigningKeysTable): SigningKeyView {
   const view: SigningKeyView = {
     kid: row.kid,
     tenantId: row.tenant_id,
@@ -142,13 +140,10 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
   const signers = new LRUCache<string, JwsSigner>({ max: 10_000, ttl: 5_000 });
   const publicKeys = new Map<string, KeyObject>();
 
-  async function rows(tenantId: string, statuses?: KeyStatus[]): Promise<Selectable<SigningKeysTable>[]> {
-    let query = db.selectFrom('signing_keys').selectAll().where('tenant_id', '=', tenantId);
-    if (statuses) query = query.where('status', 'in', statuses);
-    return query.orderBy('created_at', 'desc').orderBy('kid', 'desc').execute();
-  }
+  const rows = (tenantId: string, statuses?: KeyStatus[]) =>
+    signingKeyRepository.list(db, tenantId, statuses);
 
-  async function activeRow(tenantId: string): Promise<Selectable<SigningKeysTable> | undefined> {
+  async function activeRow(tenantId: string): Promise<SigningKeysTable | undefined> {
     return (await rows(tenantId, ['ACTIVE']))[0];
   }
 
@@ -172,38 +167,16 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
   }
 
   /** Demotes the current keys and inserts the new ACTIVE one, in the caller's transaction. */
-  async function installActive(
-    trx: Kysely<Database>,
-    row: SigningKeysTable,
-    principal: Principal,
-    now: number,
-  ) {
-    const current = await trx
-      .selectFrom('signing_keys')
-      .selectAll()
-      .where('tenant_id', '=', row.tenant_id)
-      .where('status', 'in', ['ACTIVE', 'PREVIOUS'])
-      .execute();
+  async function installActive(trx: Executor, row: SigningKeysTable, principal: Principal, now: number) {
+    const current = await signingKeyRepository.list(trx, row.tenant_id, ['ACTIVE', 'PREVIOUS']);
     const previous = current.find((k) => k.status === 'PREVIOUS');
     const active = current.find((k) => k.status === 'ACTIVE');
     if (previous) {
       guardPrevious(previous.rotated_at, now);
-      await trx
-        .updateTable('signing_keys')
-        .set({ status: 'RETIRED', retired_at: now })
-        .where('tenant_id', '=', row.tenant_id)
-        .where('kid', '=', previous.kid)
-        .execute();
+      await signingKeyRepository.retire(trx, row.tenant_id, previous.kid, now);
     }
-    if (active) {
-      await trx
-        .updateTable('signing_keys')
-        .set({ status: 'PREVIOUS', rotated_at: now })
-        .where('tenant_id', '=', row.tenant_id)
-        .where('kid', '=', active.kid)
-        .execute();
-    }
-    await trx.insertInto('signing_keys').values(row).execute();
+    if (active) await signingKeyRepository.demote(trx, row.tenant_id, active.kid, now);
+    await signingKeyRepository.insert(trx, row);
     await chainRepository.append(
       trx,
       row.tenant_id,
@@ -242,7 +215,7 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
     return toView(row);
   }
 
-  function publicKeyOf(row: Selectable<SigningKeysTable>): KeyObject {
+  function publicKeyOf(row: SigningKeysTable): KeyObject {
     let key = publicKeys.get(row.kid);
     if (!key) {
       key = publicKeyFromJwk(row.alg as SigningAlg, JSON.parse(row.public_jwk) as JsonWebKey);
@@ -293,7 +266,7 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
       const now = clock();
       const row = await newLocalKeyRow(tenantId, 'EdDSA', now);
       try {
-        await db.insertInto('signing_keys').values(row).execute();
+        await signingKeyRepository.insert(db, row);
         return toView(row);
       } catch (error) {
         // Another request created the first key at the same moment: use theirs.
@@ -366,12 +339,7 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
           { path: '/signUrl', message: `the signer check failed: ${(error as Error).message}` },
         ]);
       }
-      const existing = await db
-        .selectFrom('signing_keys')
-        .select('kid')
-        .where('tenant_id', '=', tenantId)
-        .where('kid', '=', request.kid)
-        .executeTakeFirst();
+      const existing = await signingKeyRepository.get(db, tenantId, request.kid);
       if (existing) throw new AppError('CONFLICT', `kid ${request.kid} is already registered`);
       await service.ensureActive(tenantId);
       const now = clock();
@@ -414,12 +382,7 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
     },
 
     async publicKey(tenantId, kid) {
-      const row = await db
-        .selectFrom('signing_keys')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where('kid', '=', kid)
-        .executeTakeFirst();
+      const row = await signingKeyRepository.get(db, tenantId, kid);
       if (!row) return undefined;
       return { alg: row.alg as SigningAlg, key: publicKeyOf(row), status: row.status as KeyStatus };
     },

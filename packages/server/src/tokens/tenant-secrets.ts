@@ -4,6 +4,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { isUniqueViolation } from '../errors/database-errors.js';
 import type { Clock } from '../foundation/clock.js';
 import type { Storage } from '../storage/database.js';
+import { tenantSecretRepository } from './tenant-secret-repository.js';
 
 /** Per-tenant HMAC secrets (contract §5): evidence bundles and permission tokens. */
 export type SecretKind = 'evidence' | 'permission';
@@ -20,28 +21,23 @@ export function createTenantSecrets(deps: { storage: Storage; clock: Clock; secr
   const cache = new Map<string, TenantSecret>();
 
   async function readActive(tenantId: string, kind: SecretKind): Promise<TenantSecret | undefined> {
-    const row = await storage.db
-      .selectFrom('tenant_secrets')
-      .select(['id', 'secret'])
-      .where('tenant_id', '=', tenantId)
-      .where('kind', '=', kind)
-      .where('status', '=', 'active')
-      .executeTakeFirst();
-    return row ? { id: row.id, secret: secretBox.open(row.secret, context(tenantId, row.id)) } : undefined;
+    const stored = await tenantSecretRepository.active(storage.db, tenantId, kind);
+    return stored
+      ? { id: stored.id, secret: secretBox.open(stored.sealed, context(tenantId, stored.id)) }
+      : undefined;
   }
 
-  function newRow(tenantId: string, kind: SecretKind) {
+  function newSecret(tenantId: string, kind: SecretKind) {
     const id = uuidv7();
     const secret = randomBytes(32);
     return {
       secret: { id, secret },
-      row: {
-        tenant_id: tenantId,
+      stored: {
+        tenantId,
         id,
         kind,
-        secret: secretBox.seal(secret, context(tenantId, id)),
-        status: 'active',
-        created_at: clock(),
+        sealed: secretBox.seal(secret, context(tenantId, id)),
+        createdAtMs: clock(),
       },
     };
   }
@@ -51,9 +47,9 @@ export function createTenantSecrets(deps: { storage: Storage; clock: Clock; secr
     async active(tenantId: string, kind: SecretKind): Promise<TenantSecret> {
       const existing = await readActive(tenantId, kind);
       if (existing) return existing;
-      const { secret, row } = newRow(tenantId, kind);
+      const { secret, stored } = newSecret(tenantId, kind);
       try {
-        await storage.db.insertInto('tenant_secrets').values(row).execute();
+        await tenantSecretRepository.insertActive(storage.db, stored);
         return secret;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
@@ -68,32 +64,21 @@ export function createTenantSecrets(deps: { storage: Storage; clock: Clock; secr
       const key = `${tenantId}:${id}`;
       const cached = cache.get(key);
       if (cached) return cached;
-      const row = await storage.db
-        .selectFrom('tenant_secrets')
-        .select(['id', 'secret'])
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      const secret = { id: row.id, secret: secretBox.open(row.secret, context(tenantId, row.id)) };
+      const stored = await tenantSecretRepository.get(storage.db, tenantId, id);
+      if (!stored) return undefined;
+      const secret = { id: stored.id, secret: secretBox.open(stored.sealed, context(tenantId, stored.id)) };
       cache.set(key, secret);
       return secret;
     },
 
     /** Retires the active secret and creates a new one; the caller shows it once. */
     async rotate(tenantId: string, kind: SecretKind): Promise<TenantSecret & { createdAt: string }> {
-      const { secret, row } = newRow(tenantId, kind);
+      const { secret, stored } = newSecret(tenantId, kind);
       await storage.writeTransaction(async (trx) => {
-        await trx
-          .updateTable('tenant_secrets')
-          .set({ status: 'retired' })
-          .where('tenant_id', '=', tenantId)
-          .where('kind', '=', kind)
-          .where('status', '=', 'active')
-          .execute();
-        await trx.insertInto('tenant_secrets').values(row).execute();
+        await tenantSecretRepository.retireActive(trx, tenantId, kind);
+        await tenantSecretRepository.insertActive(trx, stored);
       });
-      return { ...secret, createdAt: new Date(row.created_at).toISOString() };
+      return { ...secret, createdAt: new Date(stored.createdAtMs).toISOString() };
     },
   };
 }

@@ -12,6 +12,7 @@ import type { Clock } from '../foundation/clock.js';
 import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
 import type { SigningKeyService } from './signing-keys.js';
+import { tokenNonceRepository } from './token-nonce-repository.js';
 
 export interface ConsumeRequest {
   token: string;
@@ -80,17 +81,14 @@ export function createTokenConsumption(deps: {
         const intentId = claimsOf(context.token).intentId;
         try {
           await storage.writeTransaction(async (trx) => {
-            await trx
-              .insertInto('token_nonces')
-              .values({
-                tenant_id: tenantId,
-                nonce,
-                intent_id: typeof intentId === 'string' ? intentId : null,
-                adapter_id: context.adapterId,
-                consumed_at: now,
-                expires_at: expiresAtMs,
-              })
-              .execute();
+            await tokenNonceRepository.consume(trx, {
+              tenantId,
+              nonce,
+              intentId: typeof intentId === 'string' ? intentId : null,
+              adapterId: context.adapterId,
+              consumedAtMs: now,
+              expiresAtMs,
+            });
             await chainRepository.append(
               trx,
               tenantId,

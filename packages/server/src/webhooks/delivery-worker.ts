@@ -4,13 +4,8 @@ import type { Clock } from '../foundation/clock.js';
 import { createPoller } from '../foundation/poller.js';
 import { VERSION } from '../foundation/version.js';
 import type { Storage } from '../storage/database.js';
-import {
-  type AttemptRecord,
-  type ClaimedDelivery,
-  claimDue,
-  type RecordedStatus,
-  recordAttempt,
-} from './delivery-store.js';
+import { type ClaimedDelivery, deliveryRepository } from './delivery-repository.js';
+import { type AttemptRecord, type RecordedStatus, recordAttempt } from './record-attempt.js';
 import { nextRetryDelay, verdictOf } from './retry-schedule.js';
 import { signAttempt } from './signatures.js';
 import { secretContext } from './webhook-views.js';
@@ -97,7 +92,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
 
   /** One round: claim what is due now and attempt it; resolves with the number claimed. */
   async function runOnce(): Promise<number> {
-    const claimed = await claimDue(storage, clock(), { limit: batchSize, leaseMs });
+    const claimed = await deliveryRepository.claimDue(storage, clock(), { limit: batchSize, leaseMs });
     const results = await Promise.allSettled(claimed.map(attempt));
     for (const result of results) if (result.status === 'rejected') deps.onError(result.reason);
     return claimed.length;

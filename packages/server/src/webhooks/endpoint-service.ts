@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { principalEvent } from '../chain/audit-entry.js';
 import { chainRepository } from '../chain/chain-repository.js';
@@ -8,8 +7,9 @@ import { AppError, validationError } from '../errors/app-error.js';
 import type { Clock } from '../foundation/clock.js';
 import { decodeIdCursor, encodeIdCursor } from '../foundation/cursor.js';
 import type { Principal } from '../identity/principal.js';
-import type { Storage } from '../storage/database.js';
-import type { Database } from '../storage/schema.js';
+import type { Executor, Storage } from '../storage/database.js';
+import { deliveryRepository } from './delivery-repository.js';
+import { endpointRepository } from './endpoint-repository.js';
 import { ALL_EVENTS } from './events.js';
 import {
   type DeliveryStatus,
@@ -87,25 +87,14 @@ export function createWebhookEndpoints(deps: {
     return url.href;
   }
 
-  async function lockedEndpoint(trx: Kysely<Database>, tenantId: string, id: string) {
-    let query = trx
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id);
-    if (storage.dialect === 'postgres') query = query.forUpdate();
-    const row = await query.executeTakeFirst();
+  async function lockedEndpoint(trx: Executor, tenantId: string, id: string) {
+    const row = await endpointRepository.get(trx, tenantId, id, { forUpdate: true });
     if (!row) throw new AppError('NOT_FOUND', 'No such webhook endpoint');
     return row;
   }
 
   async function existingEndpoint(tenantId: string, id: string) {
-    const row = await storage.db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await endpointRepository.get(storage.db, tenantId, id);
     if (!row) throw new AppError('NOT_FOUND', 'No such webhook endpoint');
     return row;
   }
@@ -130,12 +119,8 @@ export function createWebhookEndpoints(deps: {
         updated_at: now,
       };
       await storage.writeTransaction(async (trx) => {
-        const { count } = await trx
-          .selectFrom('webhook_endpoints')
-          .select((eb) => eb.fn.countAll<number>().as('count'))
-          .where('tenant_id', '=', tenantId)
-          .executeTakeFirstOrThrow();
-        if (Number(count) >= MAX_ENDPOINTS_PER_TENANT) {
+        const count = await endpointRepository.count(trx, tenantId);
+        if (count >= MAX_ENDPOINTS_PER_TENANT) {
           throw new AppError(
             'CONFLICT',
             `A tenant has at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints`,
@@ -144,7 +129,7 @@ export function createWebhookEndpoints(deps: {
             },
           );
         }
-        await trx.insertInto('webhook_endpoints').values(row).execute();
+        await endpointRepository.insert(trx, row);
         await chainRepository.append(
           trx,
           tenantId,
@@ -163,12 +148,7 @@ export function createWebhookEndpoints(deps: {
     },
 
     async list(tenantId: string): Promise<WebhookEndpointView[]> {
-      const rows = await storage.db
-        .selectFrom('webhook_endpoints')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .orderBy('id')
-        .execute();
+      const rows = await endpointRepository.list(storage.db, tenantId);
       return rows.map(endpointView);
     },
 
@@ -201,12 +181,7 @@ export function createWebhookEndpoints(deps: {
                 : null,
           updated_at: now,
         };
-        await trx
-          .updateTable('webhook_endpoints')
-          .set(set)
-          .where('tenant_id', '=', tenantId)
-          .where('id', '=', id)
-          .execute();
+        await endpointRepository.update(trx, tenantId, id, set);
         await chainRepository.append(
           trx,
           tenantId,
@@ -231,16 +206,8 @@ export function createWebhookEndpoints(deps: {
       const now = clock();
       await storage.writeTransaction(async (trx) => {
         const before = await lockedEndpoint(trx, tenantId, id);
-        await trx
-          .deleteFrom('webhook_deliveries')
-          .where('tenant_id', '=', tenantId)
-          .where('endpoint_id', '=', id)
-          .execute();
-        await trx
-          .deleteFrom('webhook_endpoints')
-          .where('tenant_id', '=', tenantId)
-          .where('id', '=', id)
-          .execute();
+        await deliveryRepository.deleteForEndpoint(trx, tenantId, id);
+        await endpointRepository.delete(trx, tenantId, id);
         await chainRepository.append(
           trx,
           tenantId,
@@ -257,12 +224,7 @@ export function createWebhookEndpoints(deps: {
       return storage.writeTransaction(async (trx) => {
         const before = await lockedEndpoint(trx, tenantId, id);
         const sealed = secretBox.seal(secret, secretContext(tenantId, id));
-        await trx
-          .updateTable('webhook_endpoints')
-          .set({ secret: sealed, updated_at: now })
-          .where('tenant_id', '=', tenantId)
-          .where('id', '=', id)
-          .execute();
+        await endpointRepository.update(trx, tenantId, id, { secret: sealed, updated_at: now });
         await chainRepository.append(
           trx,
           tenantId,
@@ -282,17 +244,11 @@ export function createWebhookEndpoints(deps: {
       const limit = Math.min(query.limit ?? DELIVERIES_DEFAULT_LIMIT, DELIVERIES_MAX_LIMIT);
       const before = decodeIdCursor(query.cursor);
       await existingEndpoint(tenantId, id);
-      let select = storage.db
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where('endpoint_id', '=', id);
-      if (query.status !== undefined) select = select.where('status', '=', query.status);
-      if (before !== undefined) select = select.where('id', '<', before);
-      const rows = await select
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute();
+      const rows = await deliveryRepository.list(storage.db, tenantId, id, {
+        status: query.status,
+        before,
+        limit: limit + 1,
+      });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
@@ -314,13 +270,7 @@ export function createWebhookEndpoints(deps: {
       const now = clock();
       return storage.writeTransaction(async (trx) => {
         const endpoint = await lockedEndpoint(trx, tenantId, id);
-        const source = await trx
-          .selectFrom('webhook_deliveries')
-          .selectAll()
-          .where('tenant_id', '=', tenantId)
-          .where('id', '=', deliveryId)
-          .where('endpoint_id', '=', id)
-          .executeTakeFirst();
+        const source = await deliveryRepository.get(trx, tenantId, id, deliveryId);
         if (!source) throw new AppError('NOT_FOUND', 'No such delivery');
         if (endpoint.status !== 'active') {
           throw new AppError('CONFLICT', 'The webhook endpoint is disabled', { status: endpoint.status });
@@ -338,7 +288,7 @@ export function createWebhookEndpoints(deps: {
           created_at: now,
           updated_at: now,
         };
-        await trx.insertInto('webhook_deliveries').values(row).execute();
+        await deliveryRepository.insert(trx, [row]);
         await chainRepository.append(
           trx,
           tenantId,

@@ -1,6 +1,8 @@
-import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { Database } from '../storage/schema.js';
+import type { Executor } from '../storage/database.js';
+import type { WebhookDeliveriesTable } from '../storage/schema.js';
+import { deliveryRepository } from './delivery-repository.js';
+import { endpointRepository } from './endpoint-repository.js';
 import { storedPayload, subscribes, type WebhookEvent } from './events.js';
 
 export interface EnqueuedEvent {
@@ -22,7 +24,7 @@ export interface EnqueuedEvent {
  * becomes the payload's `timestamp`. A rollback discards the deliveries with the change.
  */
 export async function enqueueEvent(
-  trx: Kysely<Database>,
+  trx: Executor,
   tenantId: string,
   event: WebhookEvent,
 ): Promise<EnqueuedEvent> {
@@ -35,19 +37,13 @@ export async function enqueueEvent(
  * endpoints are read once and every delivery is written in one statement.
  */
 export async function enqueueEvents(
-  trx: Kysely<Database>,
+  trx: Executor,
   tenantId: string,
   events: readonly WebhookEvent[],
 ): Promise<EnqueuedEvent[]> {
   if (events.length === 0) return [];
-  const endpoints = await trx
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
-    .where('tenant_id', '=', tenantId)
-    .where('status', '=', 'active')
-    .execute();
-  const subscriptions = endpoints.map((e) => ({ id: e.id, events: JSON.parse(e.events) as string[] }));
-  const rows = [];
+  const subscriptions = await endpointRepository.activeSubscriptions(trx, tenantId);
+  const rows: WebhookDeliveriesTable[] = [];
   const enqueued: EnqueuedEvent[] = [];
   for (const event of events) {
     const eventId = uuidv7();
@@ -77,6 +73,6 @@ export async function enqueueEvents(
     }
     enqueued.push({ eventId, deliveryIds });
   }
-  if (rows.length > 0) await trx.insertInto('webhook_deliveries').values(rows).execute();
+  await deliveryRepository.insert(trx, rows);
   return enqueued;
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Selectable } from 'kysely';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../storage/schema.js';
 
 export type EndpointStatus = 'active' | 'disabled';
@@ -32,7 +31,7 @@ export interface WebhookDeliveryView {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function endpointView(row: Selectable<WebhookEndpointsTable>): WebhookEndpointView {
+export function endpointView(row: WebhookEndpointsTable): WebhookEndpointView {
   return {
     id: row.id,
     url: row.url,
@@ -44,7 +43,7 @@ export function endpointView(row: Selectable<WebhookEndpointsTable>): WebhookEnd
   };
 }
 
-export function deliveryView(row: Selectable<WebhookDeliveriesTable>): WebhookDeliveryView {
+export function deliveryView(row: WebhookDeliveriesTable): WebhookDeliveryView {
   const settled = row.status === 'succeeded' || row.status === 'dead';
   return {
     id: row.id,

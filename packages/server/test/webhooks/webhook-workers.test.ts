@@ -7,8 +7,9 @@ import type { Clock } from '../../src/foundation/clock.js';
 import { systemClock } from '../../src/foundation/clock.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
 import { createTenantService } from '../../src/tenancy/tenant-service.js';
-import { claimDue, recordAttempt } from '../../src/webhooks/delivery-store.js';
+import { deliveryRepository } from '../../src/webhooks/delivery-repository.js';
 import { enqueueEvent } from '../../src/webhooks/outbox.js';
+import { recordAttempt } from '../../src/webhooks/record-attempt.js';
 import {
   bearer,
   createTestApp,
@@ -80,7 +81,7 @@ for (const engine of ENGINES) {
       await createEndpoint(t, headers, `${receiver.base}/lease`);
       const { deliveryIds } = await enqueueDecision(t, 'lease');
       // A worker claims the delivery and dies before recording anything.
-      const [orphan] = await claimDue(t.storage, t.clock(), { limit: 10, leaseMs: 5_000 });
+      const [orphan] = await deliveryRepository.claimDue(t.storage, t.clock(), { limit: 10, leaseMs: 5_000 });
       assert.ok(orphan);
       assert.equal(orphan.id, deliveryIds[0]);
       const worker = testWorker(t);

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CONNECTOR_TYPES } from '../../connectors/adapters/connector-config.js';
+import { HEALTH_STATUSES } from '../../connectors/connector.js';
 import type { ConnectorService } from '../../connectors/connector-service.js';
-import { HEALTH_STATUSES } from '../../connectors/connector-store.js';
 import { TARGET_SYSTEM_PATTERN } from '../../foundation/target-system.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';

@@ -14,12 +14,11 @@
  * own transaction, so the outcome commits with the change or not at all; otherwise `run` stores it
  * after the handler returns (or throws a final error).
  */
-import type { Kysely } from 'kysely';
 import { AppError, validationError } from '../../errors/app-error.js';
 import { ERROR_CODES } from '../../errors/error-codes.js';
 import { type Idempotency, requestHash, type StoredResponse } from '../../idempotency/idempotency.js';
 import { checkIdempotencyKey } from '../../request-checks/idempotency-key.js';
-import type { Database } from '../../storage/schema.js';
+import type { Executor } from '../../storage/database.js';
 
 export const PHYSICAL_IDEMPOTENCY_SCOPE = 'physical';
 
@@ -41,7 +40,7 @@ export interface IdempotentRequest {
 
 export interface IdempotencyScope {
   /** Stores the final outcome in the caller's transaction; a no-op for a request without a key. */
-  complete(trx: Kysely<Database>, outcome: StoredResponse): Promise<void>;
+  complete(trx: Executor, outcome: StoredResponse): Promise<void>;
   /** The physical error envelope of an AppError, exactly as the error handler renders it. */
   errorBody(error: AppError): unknown;
 }
@@ -73,10 +72,7 @@ function envelope(error: AppError, requestId: string) {
   };
 }
 
-export function createPhysicalIdempotency(deps: {
-  idempotency: Idempotency;
-  db: Kysely<Database>;
-}): PhysicalIdempotency {
+export function createPhysicalIdempotency(deps: { idempotency: Idempotency }): PhysicalIdempotency {
   const { idempotency } = deps;
   return {
     async run(request, work) {
@@ -108,16 +104,8 @@ export function createPhysicalIdempotency(deps: {
       };
       const release = () => idempotency.release(tenantId, PHYSICAL_IDEMPOTENCY_SCOPE, key).catch(() => {});
       /** Stores an answer unless one is stored already (a handler's committed answer wins). */
-      const storeIfOpen = async (outcome: StoredResponse) => {
-        await deps.db
-          .updateTable('idempotency_keys')
-          .set({ status_code: outcome.statusCode, response: JSON.stringify(outcome.body) })
-          .where('tenant_id', '=', tenantId)
-          .where('scope', '=', PHYSICAL_IDEMPOTENCY_SCOPE)
-          .where('key', '=', key)
-          .where('status_code', 'is', null)
-          .execute();
-      };
+      const storeIfOpen = (outcome: StoredResponse) =>
+        idempotency.completeIfOpen(tenantId, PHYSICAL_IDEMPOTENCY_SCOPE, key, outcome);
       let outcome: StoredResponse;
       try {
         outcome = await work(scope);

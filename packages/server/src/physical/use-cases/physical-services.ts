@@ -41,7 +41,7 @@ export function createPhysicalServices(deps: PhysicalServicesDeps) {
     audit: createPhysicalAudit({ storage, clock }),
     revocations: createPhysicalRevocations({ storage, clock }),
     snapshots: createPhysicalSnapshots({ storage, clock }),
-    idempotency: createPhysicalIdempotency({ idempotency: deps.idempotency, db: storage.db }),
+    idempotency: createPhysicalIdempotency({ idempotency: deps.idempotency }),
   };
 }
 
