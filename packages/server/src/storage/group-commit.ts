@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely';
 import { isDatabaseUnavailable } from '../errors/database-errors.js';
-import type { Storage } from './database.js';
-import type { Database } from './schema.js';
+import type { Executor, Storage } from './database.js';
 
 interface Pending<I, R> {
   item: I;
@@ -27,7 +25,7 @@ export interface GroupCommit<I, R> {
 export function createGroupCommit<I, R>(options: {
   storage: Storage;
   maxBatch: number;
-  apply: (trx: Kysely<Database>, items: readonly I[]) => Promise<R[]>;
+  apply: (trx: Executor, items: readonly I[]) => Promise<R[]>;
   /** Told of every committed batch: its size and how long its transaction took. */
   onCommit?: (batchSize: number, seconds: number) => void;
 }): GroupCommit<I, R> {

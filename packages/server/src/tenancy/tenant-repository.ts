@@ -1,4 +1,5 @@
 import type { Executor } from '../storage/database.js';
+import { forUpdate } from '../storage/row-lock.js';
 import type { TenantsTable } from '../storage/schema.js';
 import { isPlan, type Plan, type Tenant } from './tenant.js';
 
@@ -153,6 +154,14 @@ export const tenantRepository = {
       .where('id', '=', id)
       .execute();
     return { enabled: before.kill_switch_enabled === 1, reason: before.kill_switch_reason };
+  },
+
+  /**
+   * Locks the tenant's row for the rest of the transaction (PostgreSQL; SQLite's write transaction
+   * holds the lock already), so that writes of one tenant that must follow each other queue up.
+   */
+  async lock(trx: Executor, id: string): Promise<void> {
+    await forUpdate(trx, trx.selectFrom('tenants').select('id').where('id', '=', id)).execute();
   },
 
   /**

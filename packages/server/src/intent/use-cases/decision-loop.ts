@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditEvent } from '../../chain/audit-entry.js';
 import { chainRepository } from '../../chain/chain-repository.js';
@@ -10,9 +9,8 @@ import type { Clock } from '../../foundation/clock.js';
 import type { Idempotency } from '../../idempotency/idempotency.js';
 import { requestHash } from '../../idempotency/idempotency.js';
 import type { Principal } from '../../identity/principal.js';
-import type { Storage } from '../../storage/database.js';
+import type { Executor, Storage } from '../../storage/database.js';
 import { createGroupCommit } from '../../storage/group-commit.js';
-import type { Database } from '../../storage/schema.js';
 import type { TenantControls } from '../../tenancy/tenant-controls.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
 import { type MintedToken, mintDecisionToken } from '../../tokens/decision-token.js';
@@ -107,7 +105,7 @@ export function createDecisionLoop(deps: {
    * commit. The response of each decision names its own entries and latest hash.
    */
   async function commitDecisions(
-    trx: Kysely<Database>,
+    trx: Executor,
     items: readonly PendingDecision[],
   ): Promise<IntentResponse[]> {
     const now = clock();

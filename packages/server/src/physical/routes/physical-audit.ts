@@ -6,8 +6,8 @@ import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
 import { Nullable, tenantSecurity } from '../../http/schemas.js';
 import { SAFE_DEFAULTS } from '../domain/index.js';
+import { MAX_REPORTS_PER_BATCH, VerificationReportSchema } from '../domain/verification-report.js';
 import type { PhysicalAudit } from '../use-cases/physical-audit.js';
-import { MAX_REPORTS_PER_BATCH, VerificationReportSchema } from '../use-cases/physical-audit.js';
 import {
   DEFAULT_PAGE_LIMIT,
   IdSegment,

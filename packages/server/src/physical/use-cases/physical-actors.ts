@@ -9,7 +9,6 @@
  * registration or a change is recorded in the chain (`physical.actor.registered`); a call that
  * changes nothing records nothing.
  */
-import type { Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { chainRepository } from '../../chain/chain-repository.js';
 import { canonicalJson } from '../../crypto/canonical-json.js';
@@ -20,6 +19,7 @@ import type { Storage } from '../../storage/database.js';
 import type { PhysicalActorsTable } from '../../storage/schema.js';
 import { type ActorKind, DEFAULT_ACTOR_IDENTITY_KIND } from '../domain/index.js';
 import { physicalEvent } from '../domain/physical-events.js';
+import { actorRepository } from '../repositories/actor-repository.js';
 
 export const ACTOR_STATUSES = ['active', 'disabled'] as const;
 export type ActorStatus = (typeof ACTOR_STATUSES)[number];
@@ -59,7 +59,7 @@ export interface PhysicalActors {
   get(tenantId: string, actorIdentity: string): Promise<PhysicalActor>;
 }
 
-function toActor(row: Selectable<PhysicalActorsTable>): PhysicalActor {
+function toActor(row: PhysicalActorsTable): PhysicalActor {
   return {
     id: row.id,
     tenantId: row.tenant_id,
@@ -81,12 +81,7 @@ export function createPhysicalActors(deps: { storage: Storage; clock: Clock }): 
   const db = storage.db;
 
   const find = async (tenantId: string, actorIdentity: string) => {
-    const row = await db
-      .selectFrom('physical_actors')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('actor_identity', '=', actorIdentity)
-      .executeTakeFirst();
+    const row = await actorRepository.findByIdentity(db, tenantId, actorIdentity);
     return row && toActor(row);
   };
 
@@ -100,32 +95,22 @@ export function createPhysicalActors(deps: { storage: Storage; clock: Clock }): 
             : canonicalJson(registration.metadata);
       return storage.writeTransaction(async (trx) => {
         const now = clock();
-        const created = await trx
-          .insertInto('physical_actors')
-          .values({
-            tenant_id: tenantId,
-            id: uuidv7(),
-            actor_identity: registration.actorIdentity,
-            actor_identity_kind: registration.actorIdentityKind ?? DEFAULT_ACTOR_IDENTITY_KIND,
-            actor_kind: registration.actorKind,
-            display_name: registration.displayName ?? null,
-            status: registration.status ?? 'active',
-            metadata: metadata ?? null,
-            created_at: now,
-            updated_at: now,
-          })
-          .onConflict((oc) => oc.columns(['tenant_id', 'actor_identity']).doNothing())
-          .executeTakeFirst();
-        const select = trx
-          .selectFrom('physical_actors')
-          .selectAll()
-          .where('tenant_id', '=', tenantId)
-          .where('actor_identity', '=', registration.actorIdentity);
-        const current = await (storage.dialect === 'postgres'
-          ? select.forUpdate()
-          : select
-        ).executeTakeFirstOrThrow();
-        const isNew = Number(created.numInsertedOrUpdatedRows ?? 0) === 1;
+        const isNew = await actorRepository.insertIfAbsent(trx, {
+          tenant_id: tenantId,
+          id: uuidv7(),
+          actor_identity: registration.actorIdentity,
+          actor_identity_kind: registration.actorIdentityKind ?? DEFAULT_ACTOR_IDENTITY_KIND,
+          actor_kind: registration.actorKind,
+          display_name: registration.displayName ?? null,
+          status: registration.status ?? 'active',
+          metadata: metadata ?? null,
+          created_at: now,
+          updated_at: now,
+        });
+        const current = await actorRepository.findByIdentity(trx, tenantId, registration.actorIdentity, {
+          forUpdate: true,
+        });
+        if (!current) throw new Error(`actor ${registration.actorIdentity} vanished inside its transaction`);
         let row = current;
         let changes: string[] = CHANGEABLE.map(String);
         if (!isNew) {
@@ -140,12 +125,7 @@ export function createPhysicalActors(deps: { storage: Storage; clock: Clock }): 
           changes = CHANGEABLE.filter((column) => wanted[column] !== current[column]);
           if (changes.length === 0) return toActor(current);
           row = { ...current, ...wanted, updated_at: now };
-          await trx
-            .updateTable('physical_actors')
-            .set({ ...wanted, updated_at: now })
-            .where('tenant_id', '=', tenantId)
-            .where('id', '=', current.id)
-            .execute();
+          await actorRepository.update(trx, tenantId, current.id, wanted, now);
         }
         const actor = toActor(row);
         await chainRepository.append(
@@ -171,12 +151,7 @@ export function createPhysicalActors(deps: { storage: Storage; clock: Clock }): 
     },
 
     async list(tenantId, page) {
-      let query = db.selectFrom('physical_actors').selectAll().where('tenant_id', '=', tenantId);
-      if (page.before !== undefined) query = query.where('id', '<', page.before);
-      const rows = await query
-        .orderBy('id', 'desc')
-        .limit(page.limit + 1)
-        .execute();
+      const rows = await actorRepository.list(db, tenantId, { before: page.before, limit: page.limit + 1 });
       return { actors: rows.slice(0, page.limit).map(toActor), hasMore: rows.length > page.limit };
     },
 

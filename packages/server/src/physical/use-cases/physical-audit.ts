@@ -12,16 +12,14 @@
  * - `verifications` lists the reports of a token oldest first (at most `MAX_VERIFICATIONS_SHOWN`,
  *   the most recent ones; the chain keeps every one).
  */
-import { type Kysely, type Selectable, sql } from 'kysely';
-import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppendResult, chainRepository } from '../../chain/chain-repository.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
-import type { Storage } from '../../storage/database.js';
-import type { Database, PhysicalDecisionsTable, PhysicalVerificationsTable } from '../../storage/schema.js';
+import type { Executor, Storage } from '../../storage/database.js';
+import type { PhysicalDecisionsTable, PhysicalVerificationsTable } from '../../storage/schema.js';
 import type {
   ActorKind,
   PhysicalOutcome,
@@ -31,40 +29,20 @@ import type {
   StructuredGoal,
 } from '../domain/index.js';
 import { physicalEvent } from '../domain/physical-events.js';
+import {
+  type BatchReport,
+  BatchReportSchema,
+  type Verification,
+  type VerificationReport,
+} from '../domain/verification-report.js';
+import { decisionRepository } from '../repositories/decision-repository.js';
+import { revocationRepository } from '../repositories/revocation-repository.js';
+import { snapshotRepository } from '../repositories/snapshot-repository.js';
+import { verificationRepository } from '../repositories/verification-repository.js';
 
-export const MAX_VERIFICATIONS_SHOWN = 1000;
-/** Most reports one `POST /v1/physical/verifications` takes. */
-export const MAX_REPORTS_PER_BATCH = 500;
-
-/** One report of an edge verifier (contract §9); `jti` only in the batch form. */
-export const VerificationReportSchema = Type.Object(
-  {
-    edgeNodeId: Type.String({ minLength: 1, maxLength: 200 }),
-    result: Type.Enum(['accepted', 'rejected']),
-    reason: Type.Optional(Type.String({ maxLength: 500 })),
-    atMs: Type.Integer({ minimum: 0, description: 'When the edge verified the token (edge clock), ms' }),
-  },
-  { additionalProperties: false },
-);
-export type VerificationReport = Static<typeof VerificationReportSchema>;
-
-export const BatchReportSchema = Type.Object(
-  {
-    jti: Type.String({ minLength: 1, maxLength: 200 }),
-    ...VerificationReportSchema.properties,
-  },
-  { additionalProperties: false },
-);
-export type BatchReport = Static<typeof BatchReportSchema>;
 const batchReport = Compile(BatchReportSchema);
 
-export interface Verification {
-  atMs: number;
-  edgeNodeId: string;
-  result: 'accepted' | 'rejected';
-  reason?: string;
-}
-
+export const MAX_VERIFICATIONS_SHOWN = 1000;
 export interface PhysicalAuditEntry {
   decisionId: string;
   tokenJti: string | null;
@@ -133,10 +111,7 @@ export interface ReportOutcome {
 
 export interface PhysicalAudit {
   /** Writes the decision row and its chain entry inside the caller's write transaction. */
-  record(
-    trx: Kysely<Database>,
-    record: PhysicalDecisionRecord,
-  ): Promise<{ decisionId: string; audit: AppendResult }>;
+  record(trx: Executor, record: PhysicalDecisionRecord): Promise<{ decisionId: string; audit: AppendResult }>;
   /** The entry of an issued token of the tenant. */
   get(tenantId: string, tokenJti: string): Promise<PhysicalAuditEntry | undefined>;
   /** Every decision, newest first; `before` is the decisionId of the previous page's last entry. */
@@ -158,7 +133,7 @@ const EVENT_TYPES: Record<PhysicalOutcome, string> = {
   DENY: 'physical.denied',
 };
 
-function toVerification(row: Selectable<PhysicalVerificationsTable>): Verification {
+function toVerification(row: PhysicalVerificationsTable): Verification {
   const verification: Verification = {
     atMs: row.at_ms,
     edgeNodeId: row.edge_node_id,
@@ -175,53 +150,23 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
   /** Entries for decision rows: state, verifications and revocation joined in three queries. */
   async function entries(
     tenantId: string,
-    rows: readonly Selectable<PhysicalDecisionsTable>[],
+    rows: readonly PhysicalDecisionsTable[],
   ): Promise<PhysicalAuditEntry[]> {
     const refs = rows.flatMap((row) => (row.physical_state_ref === null ? [] : [row.physical_state_ref]));
     const jtis = rows.flatMap((row) => (row.token_jti === null ? [] : [row.token_jti]));
-    const states = new Map<string, PhysicalState>();
-    if (refs.length > 0) {
-      const found = await db
-        .selectFrom('physical_snapshots')
-        .select(['id', 'state'])
-        .where('tenant_id', '=', tenantId)
-        .where('id', 'in', refs)
-        .execute();
-      for (const row of found) states.set(row.id, JSON.parse(row.state) as PhysicalState);
-    }
+    const states = await snapshotRepository.states(db, tenantId, refs);
     const verifications = new Map<string, Verification[]>();
-    const revocations = new Map<string, { revokedAtMs: number; reason: string }>();
-    if (jtis.length > 0) {
-      // The most recent reports of each token, oldest first.
-      const ranked = db
-        .selectFrom('physical_verifications')
-        .selectAll()
-        .select(sql<number>`row_number() over (partition by token_jti order by id desc)`.as('rank'))
-        .where('tenant_id', '=', tenantId)
-        .where('token_jti', 'in', jtis)
-        .as('ranked');
-      const reported = await db
-        .selectFrom(ranked)
-        .selectAll()
-        .where('rank', '<=', MAX_VERIFICATIONS_SHOWN)
-        .orderBy('id')
-        .execute();
-      for (const row of reported) {
-        const list = verifications.get(row.token_jti) ?? [];
-        list.push(toVerification(row));
-        verifications.set(row.token_jti, list);
-      }
+    for (const row of await verificationRepository.recentOfTokens(
+      db,
+      tenantId,
+      jtis,
+      MAX_VERIFICATIONS_SHOWN,
+    )) {
+      const list = verifications.get(row.token_jti) ?? [];
+      list.push(toVerification(row));
+      verifications.set(row.token_jti, list);
     }
-    if (jtis.length > 0) {
-      const revoked = await db
-        .selectFrom('physical_revocations')
-        .select(['token_jti', 'revoked_at', 'reason'])
-        .where('tenant_id', '=', tenantId)
-        .where('token_jti', 'in', jtis)
-        .execute();
-      for (const row of revoked)
-        revocations.set(row.token_jti, { revokedAtMs: row.revoked_at, reason: row.reason });
-    }
+    const revocations = await revocationRepository.ofTokens(db, tenantId, jtis);
     return rows.map((row) => ({
       decisionId: row.id,
       tokenJti: row.token_jti,
@@ -249,18 +194,8 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
   }
 
   /** Issued tokens of the tenant among `jtis`, with their correlation ids. */
-  async function issued(tenantId: string, jtis: readonly string[]): Promise<Map<string, string>> {
-    if (jtis.length === 0) return new Map();
-    const rows = await db
-      .selectFrom('physical_decisions')
-      .select(['token_jti', 'correlation_id'])
-      .where('tenant_id', '=', tenantId)
-      .where('token_jti', 'in', [...new Set(jtis)])
-      .execute();
-    return new Map(
-      rows.flatMap((row) => (row.token_jti === null ? [] : [[row.token_jti, row.correlation_id]])),
-    );
-  }
+  const issued = (tenantId: string, jtis: readonly string[]) =>
+    decisionRepository.issuedCorrelations(db, tenantId, jtis);
 
   /** Stores reports of known tokens with their chain entries, in one transaction. */
   async function store(
@@ -271,22 +206,20 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
     if (reports.length === 0) return;
     await storage.writeTransaction(async (trx) => {
       const now = clock();
-      await trx
-        .insertInto('physical_verifications')
-        .values(
-          reports.map(({ jti, report }) => ({
-            tenant_id: tenantId,
-            id: uuidv7(),
-            token_jti: jti,
-            edge_node_id: report.edgeNodeId,
-            result: report.result,
-            reason: report.reason ?? null,
-            at_ms: report.atMs,
-            reported_at: now,
-            reported_by: principal.id,
-          })),
-        )
-        .execute();
+      await verificationRepository.insert(
+        trx,
+        reports.map(({ jti, report }) => ({
+          tenant_id: tenantId,
+          id: uuidv7(),
+          token_jti: jti,
+          edge_node_id: report.edgeNodeId,
+          result: report.result,
+          reason: report.reason ?? null,
+          at_ms: report.atMs,
+          reported_at: now,
+          reported_by: principal.id,
+        })),
+      );
       await chainRepository.append(
         trx,
         tenantId,
@@ -310,31 +243,28 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
         throw new Error('a physical decision has a tokenJti exactly when it is an ALLOW');
       }
       const decisionId = uuidv7();
-      await trx
-        .insertInto('physical_decisions')
-        .values({
-          tenant_id: record.tenantId,
-          id: decisionId,
-          token_jti: record.tokenJti,
-          decision: record.decision,
-          correlation_id: record.correlationId,
-          issued_at: record.issuedAtMs,
-          expires_at: record.expiresAtMs,
-          actor_identity: record.actorIdentity,
-          actor_kind: record.actorKind,
-          oi_code: record.oiCode,
-          structured_goal: JSON.stringify(record.structuredGoal),
-          dag_node: JSON.stringify(record.dagNode),
-          physical_state_ref: record.physicalStateRef,
-          safety_bit: record.safetyBit ? 1 : 0,
-          safety_citations: JSON.stringify(record.safetyCitations),
-          safe_default: record.safeDefault,
-          clause_id: record.clauseId,
-          clause_ids: JSON.stringify(record.clauseIds),
-          escalation_ticket_id: record.escalationTicketId,
-          operator_ticket_id: record.operatorTicketId,
-        })
-        .execute();
+      await decisionRepository.insert(trx, {
+        tenant_id: record.tenantId,
+        id: decisionId,
+        token_jti: record.tokenJti,
+        decision: record.decision,
+        correlation_id: record.correlationId,
+        issued_at: record.issuedAtMs,
+        expires_at: record.expiresAtMs,
+        actor_identity: record.actorIdentity,
+        actor_kind: record.actorKind,
+        oi_code: record.oiCode,
+        structured_goal: JSON.stringify(record.structuredGoal),
+        dag_node: JSON.stringify(record.dagNode),
+        physical_state_ref: record.physicalStateRef,
+        safety_bit: record.safetyBit ? 1 : 0,
+        safety_citations: JSON.stringify(record.safetyCitations),
+        safe_default: record.safeDefault,
+        clause_id: record.clauseId,
+        clause_ids: JSON.stringify(record.clauseIds),
+        escalation_ticket_id: record.escalationTicketId,
+        operator_ticket_id: record.operatorTicketId,
+      });
       const audit = await chainRepository.append(
         trx,
         record.tenantId,
@@ -374,25 +304,12 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
     },
 
     async get(tenantId, tokenJti) {
-      const row = await db
-        .selectFrom('physical_decisions')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where('token_jti', '=', tokenJti)
-        .executeTakeFirst();
+      const row = await decisionRepository.findByJti(db, tenantId, tokenJti);
       return row ? (await entries(tenantId, [row]))[0] : undefined;
     },
 
     async list(tenantId, query) {
-      let select = db.selectFrom('physical_decisions').selectAll().where('tenant_id', '=', tenantId);
-      if (query.oiCode !== undefined) select = select.where('oi_code', '=', query.oiCode);
-      if (query.actorIdentity !== undefined)
-        select = select.where('actor_identity', '=', query.actorIdentity);
-      if (query.before !== undefined) select = select.where('id', '<', query.before);
-      const rows = await select
-        .orderBy('id', 'desc')
-        .limit(query.limit + 1)
-        .execute();
+      const rows = await decisionRepository.list(db, tenantId, { ...query, limit: query.limit + 1 });
       return {
         entries: await entries(tenantId, rows.slice(0, query.limit)),
         hasMore: rows.length > query.limit,

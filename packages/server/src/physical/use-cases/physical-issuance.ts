@@ -21,15 +21,13 @@
  * ticket and no stored idempotent answer, and the signed token is never returned.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { chainRepository } from '../../chain/chain-repository.js';
 import { AppError } from '../../errors/app-error.js';
 import { failClosed } from '../../errors/fail-closed.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
-import type { Storage } from '../../storage/database.js';
-import type { Database } from '../../storage/schema.js';
+import type { Executor, Storage } from '../../storage/database.js';
 import { TOKEN_ISSUER } from '../../tokens/decision-token.js';
 import {
   buildPhysicalClaims,
@@ -47,6 +45,10 @@ import {
 import { physicalEvent } from '../domain/physical-events.js';
 import type { IssuanceRequest } from '../domain/physical-request.js';
 import { normalizePhysicalState } from '../domain/physical-state.js';
+import {
+  type IssuanceContext,
+  issuanceContextRepository,
+} from '../repositories/issuance-context-repository.js';
 import type { PhysicalActor, PhysicalActors } from './physical-actors.js';
 import type { PhysicalAudit } from './physical-audit.js';
 import type { IdempotencyScope } from './physical-idempotency.js';
@@ -108,42 +110,6 @@ export interface PhysicalIssuanceDeps {
   policies: PhysicalPolicyStore;
 }
 
-interface TenantContext {
-  killSwitchEnabled: boolean;
-  policyVersion: number | null;
-  unacknowledgedChainBreak: boolean;
-}
-
-/** Kill switch, active policy version and whether a chain break awaits acknowledgement, in one query. */
-async function loadTenantContext(db: Kysely<Database>, tenantId: string): Promise<TenantContext> {
-  const row = await db
-    .selectFrom('tenants as t')
-    .select((eb) => [
-      't.kill_switch_enabled',
-      eb
-        .selectFrom('physical_policies as p')
-        .select('p.version')
-        .whereRef('p.tenant_id', '=', 't.id')
-        .where('p.active', '=', 1)
-        .as('policy_version'),
-      eb
-        .selectFrom('chain_breaks as b')
-        .select('b.broken_at')
-        .whereRef('b.tenant_id', '=', 't.id')
-        .where('b.acknowledged_at', 'is', null)
-        .limit(1)
-        .as('open_break'),
-    ])
-    .where('t.id', '=', tenantId)
-    .executeTakeFirst();
-  if (!row) throw new Error(`tenant ${tenantId} does not exist`);
-  return {
-    killSwitchEnabled: Number(row.kill_switch_enabled) === 1,
-    policyVersion: row.policy_version === null ? null : Number(row.policy_version),
-    unacknowledgedChainBreak: row.open_break !== null,
-  };
-}
-
 function denyError(decision: PhysicalDecision): AppError {
   const message = decision.auditGap
     ? `Denied by ${decision.clauseId}: the audit trail has a gap; fall back to ${decision.safeDefault}`
@@ -155,6 +121,12 @@ function denyError(decision: PhysicalDecision): AppError {
 
 export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssuance {
   const { storage, clock } = deps;
+
+  async function loadContext(tenantId: string): Promise<IssuanceContext> {
+    const context = await issuanceContextRepository.get(storage.db, tenantId);
+    if (!context) throw new Error(`tenant ${tenantId} does not exist`);
+    return context;
+  }
 
   async function decide(
     tenantId: string,
@@ -171,7 +143,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
     const ticketId = input.operatorTicketId ?? null;
     const [actor, context, ticket] = await Promise.all([
       deps.actors.get(tenantId, input.claims.actorIdentity),
-      loadTenantContext(storage.db, tenantId),
+      loadContext(tenantId),
       ticketId === null ? undefined : deps.tickets.find(tenantId, ticketId),
     ]);
     const state = input.physicalState === undefined ? undefined : normalizePhysicalState(input.physicalState);
@@ -231,7 +203,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
       reasons: decision.reasons,
     };
     const physicalStateRef = state === undefined ? null : newPhysicalStateRef();
-    const snapshot = async (trx: Kysely<Database>) => {
+    const snapshot = async (trx: Executor) => {
       if (state !== undefined && physicalStateRef !== null) {
         await deps.snapshots.record(trx, tenantId, state, source, physicalStateRef);
       }

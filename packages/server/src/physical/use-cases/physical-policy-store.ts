@@ -15,7 +15,6 @@
  *   pins the exact clauses that decided.
  * - A version never changes once written, so its compiled form is cached per (tenant, version).
  */
-import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { v7 as uuidv7 } from 'uuid';
 import { principalEvent } from '../../chain/audit-entry.js';
@@ -24,7 +23,7 @@ import { canonicalJson, sha256Hex } from '../../crypto/canonical-json.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Storage } from '../../storage/database.js';
-import type { Database } from '../../storage/schema.js';
+import { tenantRepository } from '../../tenancy/tenant-repository.js';
 import {
   type CompiledPhysicalPolicy,
   compilePhysicalPolicy,
@@ -33,6 +32,7 @@ import {
   defaultCompiledPolicy,
   type PhysicalPolicyDocument,
 } from '../domain/index.js';
+import { physicalPolicyRepository } from '../repositories/physical-policy-repository.js';
 
 export interface PhysicalPolicyUpload {
   /** The document `{clauses: [...], description?}`; validated here. */
@@ -79,28 +79,15 @@ export function createPhysicalPolicyStore(deps: { storage: Storage; clock: Clock
   const db = storage.db;
   const compiled = new LRUCache<string, CompiledPhysicalPolicy>({ max: 2_000 });
 
-  const activeRow = (executor: Kysely<Database>, tenantId: string) =>
-    executor
-      .selectFrom('physical_policies')
-      .select(['version', 'activated_at'])
-      .where('tenant_id', '=', tenantId)
-      .where('active', '=', 1)
-      .executeTakeFirst();
-
   async function compiledAt(tenantId: string, version: number | null): Promise<ActivePhysicalPolicy> {
     if (version === null) return { version: DEFAULT_POLICY_VERSION, compiled: defaultCompiledPolicy() };
     const key = `${tenantId}:${version}`;
     const cached = compiled.get(key);
     if (cached) return { version, compiled: cached };
-    const row = await db
-      .selectFrom('physical_policies')
-      .select('document')
-      .where('tenant_id', '=', tenantId)
-      .where('version', '=', version)
-      .executeTakeFirst();
-    if (!row) throw new Error(`physical policy version ${version} of ${tenantId} is missing`);
+    const document = await physicalPolicyRepository.document(db, tenantId, version);
+    if (!document) throw new Error(`physical policy version ${version} of ${tenantId} is missing`);
     // Stored documents passed validation at upload.
-    const policy = compileValidatedPolicy(JSON.parse(row.document) as PhysicalPolicyDocument);
+    const policy = compileValidatedPolicy(document);
     compiled.set(key, policy);
     return { version, compiled: policy };
   }
@@ -111,42 +98,23 @@ export function createPhysicalPolicyStore(deps: { storage: Storage; clock: Clock
     policy: CompiledPhysicalPolicy,
     activate: boolean,
   ): Promise<UploadedPhysicalPolicy> {
-    const document = JSON.stringify(policy.document);
     const documentSha256 = sha256Hex(canonicalJson(policy.document));
     const id = uuidv7();
     return storage.writeTransaction(async (trx) => {
-      if (storage.dialect === 'postgres') {
-        await trx.selectFrom('tenants').select('id').where('id', '=', tenantId).forUpdate().execute();
-      }
+      await tenantRepository.lock(trx, tenantId);
       const now = clock();
-      const max = await trx
-        .selectFrom('physical_policies')
-        .select((eb) => eb.fn.max('version').as('max'))
-        .where('tenant_id', '=', tenantId)
-        .executeTakeFirst();
-      const version = Number(max?.max ?? 0) + 1;
-      const previous = activate ? await activeRow(trx, tenantId) : undefined;
-      if (previous) {
-        await trx
-          .updateTable('physical_policies')
-          .set({ active: 0 })
-          .where('tenant_id', '=', tenantId)
-          .where('version', '=', previous.version)
-          .execute();
-      }
-      await trx
-        .insertInto('physical_policies')
-        .values({
-          tenant_id: tenantId,
-          version,
-          id,
-          document,
-          active: activate ? 1 : 0,
-          created_at: now,
-          created_by: principal.id,
-          activated_at: activate ? now : null,
-        })
-        .execute();
+      const version = (await physicalPolicyRepository.latestVersion(trx, tenantId)) + 1;
+      const previous = activate ? await physicalPolicyRepository.active(trx, tenantId) : undefined;
+      if (previous) await physicalPolicyRepository.deactivate(trx, tenantId, previous.version);
+      await physicalPolicyRepository.insert(trx, {
+        tenantId,
+        version,
+        id,
+        document: policy.document,
+        active: activate,
+        createdAtMs: now,
+        createdBy: principal.id,
+      });
       const summary = { id, version, clauseCount: policy.document.clauses.length, documentSha256 };
       const saved = principalEvent(principal, 'physical.policy.saved', { ...summary, activate });
       const events = [saved];
@@ -166,15 +134,15 @@ export function createPhysicalPolicyStore(deps: { storage: Storage; clock: Clock
 
   return {
     async activeVersion(tenantId) {
-      return (await activeRow(db, tenantId))?.version ?? null;
+      return (await physicalPolicyRepository.active(db, tenantId))?.version ?? null;
     },
 
     compiledAt,
 
     async activeView(tenantId) {
-      const row = await activeRow(db, tenantId);
-      const { version, compiled: policy } = await compiledAt(tenantId, row?.version ?? null);
-      return { active: policy.document, version, activatedAt: row?.activated_at ?? null };
+      const active = await physicalPolicyRepository.active(db, tenantId);
+      const { version, compiled: policy } = await compiledAt(tenantId, active?.version ?? null);
+      return { active: policy.document, version, activatedAt: active?.activatedAtMs ?? null };
     },
 
     async upload(tenantId, principal, upload) {

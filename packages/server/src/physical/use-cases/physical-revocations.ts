@@ -20,6 +20,8 @@ import type { Principal } from '../../identity/principal.js';
 import type { Storage } from '../../storage/database.js';
 import { nextRevokedAtMs } from '../domain/index.js';
 import { physicalEvent } from '../domain/physical-events.js';
+import { decisionRepository } from '../repositories/decision-repository.js';
+import { revocationRepository } from '../repositories/revocation-repository.js';
 
 // The page size and entry shape the SDK's EdgeVerifier pages with: one definition for both ends.
 export { REVOCATIONS_PAGE_LIMIT, type Revocation };
@@ -50,39 +52,20 @@ export function createPhysicalRevocations(deps: { storage: Storage; clock: Clock
         // Behind the tenant's chain head (FOR UPDATE on PostgreSQL; SQLite is serialized already), so
         // revokedAtMs values are assigned one after another.
         await chainRepository.lockHead(trx, tenantId, clock());
-        const issued = await trx
-          .selectFrom('physical_decisions')
-          .select(['correlation_id', 'actor_identity'])
-          .where('tenant_id', '=', tenantId)
-          .where('token_jti', '=', tokenJti)
-          .executeTakeFirst();
+        const issued = await decisionRepository.findByJti(trx, tenantId, tokenJti);
         if (!issued) throw new AppError('NOT_FOUND', 'No token with this jti was issued');
-        const existing = await trx
-          .selectFrom('physical_revocations')
-          .select('revoked_at')
-          .where('tenant_id', '=', tenantId)
-          .where('token_jti', '=', tokenJti)
-          .executeTakeFirst();
-        if (existing) return { tokenJti, revokedAtMs: existing.revoked_at };
-        const latest = await trx
-          .selectFrom('physical_revocations')
-          .select('revoked_at')
-          .where('tenant_id', '=', tenantId)
-          .orderBy('revoked_at', 'desc')
-          .limit(1)
-          .executeTakeFirst();
+        const existing = await revocationRepository.revokedAt(trx, tenantId, tokenJti);
+        if (existing !== undefined) return { tokenJti, revokedAtMs: existing };
+        const latest = await revocationRepository.latestRevokedAt(trx, tenantId);
         const now = clock();
-        const revokedAtMs = nextRevokedAtMs(now, latest?.revoked_at ?? null);
-        await trx
-          .insertInto('physical_revocations')
-          .values({
-            tenant_id: tenantId,
-            token_jti: tokenJti,
-            revoked_at: revokedAtMs,
-            reason,
-            revoked_by: principal.id,
-          })
-          .execute();
+        const revokedAtMs = nextRevokedAtMs(now, latest);
+        await revocationRepository.insert(trx, {
+          tenantId,
+          tokenJti,
+          revokedAtMs,
+          reason,
+          revokedBy: principal.id,
+        });
         await chainRepository.append(
           trx,
           tenantId,
@@ -101,19 +84,12 @@ export function createPhysicalRevocations(deps: { storage: Storage; clock: Clock
     },
 
     async since(tenantId, sinceMs) {
-      const rows = await storage.db
-        .selectFrom('physical_revocations')
-        .select(['token_jti', 'revoked_at', 'reason'])
-        .where('tenant_id', '=', tenantId)
-        .where('revoked_at', '>', sinceMs)
-        .orderBy('revoked_at')
-        .limit(REVOCATIONS_PAGE_LIMIT)
-        .execute();
-      const revocations = rows.map((row) => ({
-        tokenJti: row.token_jti,
-        revokedAtMs: row.revoked_at,
-        reason: row.reason,
-      }));
+      const revocations = await revocationRepository.since(
+        storage.db,
+        tenantId,
+        sinceMs,
+        REVOCATIONS_PAGE_LIMIT,
+      );
       return {
         revocations,
         asOfMs: revocations[revocations.length - 1]?.revokedAtMs ?? sinceMs,

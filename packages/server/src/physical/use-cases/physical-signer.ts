@@ -15,7 +15,6 @@
  *   work never blocks the event loop.
  */
 import { type JsonWebKey, type KeyObject, sign } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { signCompact } from '../../crypto/jws.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { generateSigningKeyPair, newKid, privateKeyFromPem } from '../../crypto/signing-algorithms.js';
@@ -23,11 +22,10 @@ import { AppError } from '../../errors/app-error.js';
 import { isUniqueViolation } from '../../errors/database-errors.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Storage } from '../../storage/database.js';
-import type { Database, PhysicalSigningKeysTable } from '../../storage/schema.js';
+import type { PhysicalSigningKeysTable } from '../../storage/schema.js';
 import { guardPrevious, ROTATION_GUARD_MS } from '../../tokens/signing-keys.js';
 import type { PhysicalTokenClaims } from '../domain/index.js';
-
-export type PhysicalKeyStatus = 'ACTIVE' | 'PREVIOUS' | 'RETIRED';
+import { type PhysicalKeyStatus, physicalKeyRepository } from '../repositories/physical-key-repository.js';
 
 /** A physical key as the CLI and the service report it; never the private key. */
 export interface PhysicalKeyView {
@@ -106,48 +104,26 @@ function byStatus(rows: readonly KeyRow[]) {
 }
 
 function databaseStore(storage: Storage): KeyStore {
-  const { db, dialect } = storage;
-  const select = (source: Kysely<Database>, statuses?: readonly PhysicalKeyStatus[]) => {
-    let query = source.selectFrom('physical_signing_keys').selectAll();
-    if (statuses) query = query.where('status', 'in', [...statuses]);
-    return query.orderBy('created_at', 'desc').orderBy('kid', 'desc');
-  };
+  const { db } = storage;
   return {
-    rows: (statuses) => select(db, statuses).execute(),
+    rows: (statuses) => physicalKeyRepository.list(db, statuses),
     async insertFirst(row) {
       // The partial unique index turns a concurrent first use into a no-op; the winner is read back.
-      await db
-        .insertInto('physical_signing_keys')
-        .values(row)
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-      const active = await select(db, ['ACTIVE']).executeTakeFirst();
+      await physicalKeyRepository.insertIfAbsent(db, row);
+      const active = (await physicalKeyRepository.list(db, ['ACTIVE']))[0];
       if (!active) throw new Error('no ACTIVE physical signing key after inserting one');
       return active;
     },
     async rotate(row, now) {
       try {
         return await storage.writeTransaction(async (trx) => {
-          const locked = select(trx, ['ACTIVE', 'PREVIOUS']);
           const { active, previous } = byStatus(
-            await (dialect === 'postgres' ? locked.forUpdate() : locked).execute(),
+            await physicalKeyRepository.list(trx, ['ACTIVE', 'PREVIOUS'], { forUpdate: true }),
           );
           guardPrevious(previous?.rotated_at ?? null, now, 'physical key');
-          if (previous) {
-            await trx
-              .updateTable('physical_signing_keys')
-              .set({ status: 'RETIRED', retired_at: now })
-              .where('kid', '=', previous.kid)
-              .execute();
-          }
-          if (active) {
-            await trx
-              .updateTable('physical_signing_keys')
-              .set({ status: 'PREVIOUS', rotated_at: now })
-              .where('kid', '=', active.kid)
-              .execute();
-          }
-          await trx.insertInto('physical_signing_keys').values(row).execute();
+          if (previous) await physicalKeyRepository.retire(trx, previous.kid, now);
+          if (active) await physicalKeyRepository.demote(trx, active.kid, now);
+          await physicalKeyRepository.insert(trx, row);
           return {
             previous: active && { ...active, status: 'PREVIOUS', rotated_at: now },
             retired: previous && { ...previous, status: 'RETIRED', retired_at: now },

@@ -6,15 +6,14 @@
  * `asOfTimestampMs` is the server time at which the snapshot was recorded: the values inside keep
  * their own `asOfTimestampMs`, and a snapshot mixes readings of different ages.
  */
-import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { chainRepository } from '../../chain/chain-repository.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
-import type { Storage } from '../../storage/database.js';
-import type { Database } from '../../storage/schema.js';
+import type { Executor, Storage } from '../../storage/database.js';
 import type { PhysicalState } from '../domain/index.js';
 import { type EventSource, physicalEvent } from '../domain/physical-events.js';
+import { snapshotRepository } from '../repositories/snapshot-repository.js';
 import type { IdempotencyScope } from './physical-idempotency.js';
 
 /** A fresh snapshot reference (UUIDv7). */
@@ -32,7 +31,7 @@ export interface PhysicalSnapshots {
    * reference first (`newPhysicalStateRef`) so that the token is signed before the transaction.
    */
   record(
-    trx: Kysely<Database>,
+    trx: Executor,
     tenantId: string,
     physicalState: PhysicalState,
     source: EventSource,
@@ -57,15 +56,12 @@ export function createPhysicalSnapshots(deps: { storage: Storage; clock: Clock }
   const service: PhysicalSnapshots = {
     async record(trx, tenantId, physicalState, source, physicalStateRef = newPhysicalStateRef()) {
       const now = clock();
-      await trx
-        .insertInto('physical_snapshots')
-        .values({
-          tenant_id: tenantId,
-          id: physicalStateRef,
-          state: JSON.stringify(physicalState),
-          created_at: now,
-        })
-        .execute();
+      await snapshotRepository.insert(trx, {
+        tenantId,
+        ref: physicalStateRef,
+        state: physicalState,
+        createdAtMs: now,
+      });
       await chainRepository.append(
         trx,
         tenantId,
@@ -82,13 +78,9 @@ export function createPhysicalSnapshots(deps: { storage: Storage; clock: Clock }
     },
 
     async get(tenantId, physicalStateRef) {
-      const row = await storage.db
-        .selectFrom('physical_snapshots')
-        .select('state')
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', physicalStateRef)
-        .executeTakeFirst();
-      return row ? (JSON.parse(row.state) as PhysicalState) : undefined;
+      return (await snapshotRepository.states(storage.db, tenantId, [physicalStateRef])).get(
+        physicalStateRef,
+      );
     },
 
     submit(tenantId, principal, physicalState, scope) {

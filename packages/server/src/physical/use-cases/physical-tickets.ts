@@ -11,14 +11,13 @@
  * - `redeem` consumes an approved ticket inside the issuance transaction with a conditional update,
  *   so exactly one issuance wins even when several race.
  */
-import type { Kysely, Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { chainRepository } from '../../chain/chain-repository.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
-import type { Storage } from '../../storage/database.js';
-import type { Database, PhysicalTicketsTable } from '../../storage/schema.js';
+import type { Executor, Storage } from '../../storage/database.js';
+import type { PhysicalTicketsTable } from '../../storage/schema.js';
 import {
   checkTicketRedeemable,
   consumeTicket,
@@ -30,6 +29,7 @@ import {
   ticketAsOf,
 } from '../domain/index.js';
 import { physicalEvent } from '../domain/physical-events.js';
+import { ticketRepository } from '../repositories/ticket-repository.js';
 
 /** A ticket as the approvals routes show it: the document's shape, its approval URL and the operator's display name. */
 export interface TicketView extends OperatorTicket {
@@ -60,7 +60,7 @@ export interface NewTicketRequest {
 
 export interface PhysicalTickets {
   /** A new `pending` ticket (one hour), inside the caller's transaction; with its approval URL. */
-  create(trx: Kysely<Database>, request: NewTicketRequest): Promise<TicketView>;
+  create(trx: Executor, request: NewTicketRequest): Promise<TicketView>;
   /**
    * The stored record (status as stored, not as of now) for the decision's `operatorTicket`, with
    * the correlation id a re-issue reuses.
@@ -88,7 +88,7 @@ export interface PhysicalTickets {
    * correlation id.
    */
   redeem(
-    trx: Kysely<Database>,
+    trx: Executor,
     tenantId: string,
     ticketId: string,
     request: { oiCode: string; structuredGoal: StructuredGoal },
@@ -96,7 +96,7 @@ export interface PhysicalTickets {
   approvalUrl(ticketId: string): string;
 }
 
-type TicketRow = Selectable<PhysicalTicketsTable>;
+type TicketRow = PhysicalTicketsTable;
 
 function toTicket(row: TicketRow): OperatorTicket {
   return {
@@ -128,14 +128,8 @@ export function createPhysicalTickets(deps: {
     operator: row.operator,
   });
 
-  const selectTicket = (source: Kysely<Database>, tenantId: string, ticketId: string, lock: boolean) => {
-    const query = source
-      .selectFrom('physical_tickets')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', ticketId);
-    return (lock && storage.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
-  };
+  const selectTicket = (source: Executor, tenantId: string, ticketId: string, lock: boolean) =>
+    ticketRepository.get(source, tenantId, ticketId, { forUpdate: lock });
 
   return {
     async create(trx, request) {
@@ -162,7 +156,7 @@ export function createPhysicalTickets(deps: {
         created_at: ticket.createdAtMs,
         consumed_at: null,
       };
-      await trx.insertInto('physical_tickets').values(row).execute();
+      await ticketRepository.insert(trx, row);
       return view(row, now);
     },
 
@@ -179,23 +173,12 @@ export function createPhysicalTickets(deps: {
 
     async list(tenantId, query) {
       const now = clock();
-      let select = db.selectFrom('physical_tickets').selectAll().where('tenant_id', '=', tenantId);
-      switch (query.status) {
-        case 'pending':
-        case 'approved':
-          select = select.where('status', '=', query.status).where('expires_at', '>', now);
-          break;
-        case 'expired':
-          select = select.where('status', 'in', ['pending', 'approved']).where('expires_at', '<=', now);
-          break;
-        default:
-          select = select.where('status', '=', query.status);
-      }
-      if (query.before !== undefined) select = select.where('id', '<', query.before);
-      const rows = await select
-        .orderBy('id', 'desc')
-        .limit(query.limit + 1)
-        .execute();
+      const rows = await ticketRepository.list(db, tenantId, {
+        status: query.status,
+        now,
+        before: query.before,
+        limit: query.limit + 1,
+      });
       return {
         tickets: rows.slice(0, query.limit).map((row) => view(row, now)),
         hasMore: rows.length > query.limit,
@@ -212,19 +195,13 @@ export function createPhysicalTickets(deps: {
           { decision: request.decision, principal: principal.id, reason: request.reason },
           now,
         );
-        await trx
-          .updateTable('physical_tickets')
-          .set({
-            status: decided.status,
-            approved_by: decided.approvedBy,
-            approved_at: decided.approvedAtMs,
-            operator: request.operator,
-            rejection_reason: decided.rejectionReason,
-          })
-          .where('tenant_id', '=', tenantId)
-          .where('id', '=', ticketId)
-          .where('status', '=', 'pending')
-          .execute();
+        await ticketRepository.decide(trx, tenantId, ticketId, {
+          status: decided.status,
+          approvedBy: decided.approvedBy,
+          approvedAtMs: decided.approvedAtMs,
+          operator: request.operator,
+          rejectionReason: decided.rejectionReason,
+        });
         await chainRepository.append(
           trx,
           tenantId,
@@ -258,14 +235,7 @@ export function createPhysicalTickets(deps: {
         now,
       );
       // The conditional update is what makes redemption exactly-once; the lock only orders readers.
-      const updated = await trx
-        .updateTable('physical_tickets')
-        .set({ status: 'consumed', consumed_at: now })
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', ticketId)
-        .where('status', '=', 'approved')
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) {
+      if (!(await ticketRepository.consume(trx, tenantId, ticketId, now))) {
         throw new AppError('CONFLICT', 'The operator ticket is consumed, not approved', {
           status: 'consumed',
         });
