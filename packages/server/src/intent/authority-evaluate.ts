@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { principalEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
+import { EVALUATION_BUDGET_STEPS } from '../policy/evaluation-budget.js';
 import { packIdOfRule } from '../policy/packs.js';
 import { SEVERITY } from '../policy/rule.js';
 import type { Storage } from '../storage/database.js';
@@ -72,7 +73,12 @@ export function createAuthorityEvaluate(deps: {
         };
         evaluation = evaluateIntent(input);
         if (request.oiCode !== undefined) {
-          const second = evaluateIntent({ ...input, oiCodeOverride: request.oiCode });
+          // One budget for both passes: the second gets what the first left.
+          const second = evaluateIntent({
+            ...input,
+            oiCodeOverride: request.oiCode,
+            budgetSteps: EVALUATION_BUDGET_STEPS - evaluation.evaluationSteps,
+          });
           if (SEVERITY[second.effect] > SEVERITY[evaluation.effect]) evaluation = second;
         }
       } catch (error) {
