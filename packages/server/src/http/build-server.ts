@@ -24,6 +24,7 @@ import { VERSION } from '../version.js';
 import { countWebhookDeliveries } from '../webhooks/webhook-metrics.js';
 import { PUBLIC } from './access.js';
 import { type AccessControl, checkAccess, checkTenantReferences } from './authentication.js';
+import { findBodyProblem } from './body-shape.js';
 import { sendError, toAppError } from './error-envelope.js';
 import { createHttpMetrics, observeDecisionCommits } from './metrics.js';
 import { counterStore } from './rate-limit/counter-store.js';
@@ -81,15 +82,6 @@ export type App = FastifyInstance<
 >;
 
 registerAjvFormats();
-
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || containsNul(inner));
-  }
-  return false;
-}
 
 /** Builds the HTTP application without listening, so tests drive it with inject() or a real port. */
 export async function buildServer(deps: ServerDeps): Promise<App> {
@@ -150,12 +142,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       return;
     }
     parseJson(request, text, (error, parsed) => {
-      // NUL cannot be stored in PostgreSQL text and has no business in an authorization request;
-      // refusing it here keeps both engines alike. Raw NUL is already invalid JSON, so only bodies
-      // with the escape are walked.
-      if (!error && text.includes('\\u0000') && containsNul(parsed)) {
-        const message = 'The request body contains a NUL character';
-        done(new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }), undefined);
+      // Too deep, NUL, or a lone surrogate: refused before any route validates or hashes it.
+      const problem = error ? null : findBodyProblem(parsed);
+      if (problem !== null) {
+        const message = `${problem.path}: ${problem.message}`;
+        done(new AppError('VALIDATION_ERROR', message, { issues: [problem] }), undefined);
         return;
       }
       done(error, parsed);
