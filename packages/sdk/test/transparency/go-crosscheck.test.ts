@@ -221,9 +221,14 @@ describe('Go cross-check', { skip: missing }, () => {
         job(note.replace(`\n${N}\n`, `\n${N - 1}\n`)),
         job(signNote(body, [other]), log.verifierKey),
         job(note, other.verifierKey),
+        { note: signNote(body, [log]), logKey: log.verifierKey, witnessKeys: [] },
       ],
     });
-    const [ours, tampered, foreign, wrongKey] = go.notes ?? [];
+    const [ours, tampered, foreign, wrongKey, plain] = go.notes ?? [];
+    assert.ok(
+      plain?.ok && plain.size === N && plain.root === roots[N - 1],
+      'a checkpoint without cosignature',
+    );
     assert.ok(ours?.ok, ours?.error);
     assert.deepEqual(ours.verified, [
       `${log.name}+${log.verifierKey.split('+')[1]}`,
