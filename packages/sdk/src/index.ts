@@ -79,6 +79,7 @@ export {
 } from './receipt.js';
 export type { VerificationReport } from './report-queue.js';
 export { REVOCATIONS_PAGE_LIMIT, type Revocation } from './revocation-list.js';
+export * from './transparency/index.js';
 export {
   AUTHORITY_ISSUER,
   type AuthorityTokenClaims,
