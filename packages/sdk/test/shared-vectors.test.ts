@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { canonicalJson, sha256Hex } from '../src/canonical.js';
 import {
   InMemoryNonceStore,
   type JWK,
@@ -18,7 +19,9 @@ interface Expectation {
 }
 
 function load<T>(name: string): T {
-  return JSON.parse(readFileSync(new URL(`../../../sdks/test-vectors/${name}`, import.meta.url), 'utf8')) as T;
+  return JSON.parse(
+    readFileSync(new URL(`../../../sdks/test-vectors/${name}`, import.meta.url), 'utf8'),
+  ) as T;
 }
 
 const tokens = load<{
@@ -119,4 +122,18 @@ describe('shared vectors: receipts', () => {
       assert.deepEqual(got, vector.expected, result.valid ? 'valid' : result.detail);
     });
   }
+});
+
+const canonical = load<{
+  vectors: { name: string; json: string; canonical: string | null; sha256: string | null }[];
+}>('canonical-json.json');
+
+describe('shared vectors: canonical JSON', () => {
+  it('gives every vector its canonical form and hash', () => {
+    for (const vector of canonical.vectors) {
+      const text = canonicalJson(JSON.parse(vector.json));
+      assert.equal(text ?? null, vector.canonical, vector.name);
+      assert.equal(text === undefined ? null : sha256Hex(text), vector.sha256, vector.name);
+    }
+  });
 });

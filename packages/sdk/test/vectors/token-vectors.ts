@@ -394,6 +394,16 @@ function specific(keys: Record<string, VectorKey>): TokenVector[] {
       fails('SIGNATURE_VERIFICATION_FAILED'),
     ),
     vector(
+      'EdDSA/signature-crit-unknown',
+      'EdDSA',
+      'a correct signature, but the header declares a critical extension nobody implements',
+      compact(key(keys, 'EdDSA/active'), tokenClaims('EdDSA/signature-crit-unknown'), {
+        crit: ['urn:example:unknown'],
+        'urn:example:unknown': true,
+      }),
+      fails('SIGNATURE_VERIFICATION_FAILED'),
+    ),
+    vector(
       'ES256/signature-der-encoded',
       'ES256',
       'a correct ECDSA signature in DER instead of raw r || s',
