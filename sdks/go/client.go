@@ -30,7 +30,9 @@ type Options struct {
 // two decisions. Anything that is not a decision is an *APIError; AUTHORITY_LOOP_FAILED and every
 // other failure never yield a token. Safe for concurrent use.
 type Client struct {
-	BaseURL  string
+	// BaseURL is the service's address, as given to NewClient.
+	BaseURL string
+	// TenantID is the tenant every call is made for (the x-tenant-id header).
 	TenantID string
 	t        *transport
 }

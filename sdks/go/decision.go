@@ -18,11 +18,14 @@ type Decision struct {
 	// Verdict is ALLOW (Token set), ESCALATE (EscalationID set: a human must approve) or DENY.
 	Verdict Verdict
 	// Reason is the deciding rule's id and the first rationale line.
-	Reason       string
-	IntentID     string
+	Reason string
+	// IntentID identifies the intent (GetIntent, WaitForApproval, FetchToken, GetReceipt).
+	IntentID string
+	// EscalationID is set when Verdict is ESCALATE.
 	EscalationID string
 	// Token is the Authority Decision Token, only ever from a 200 APPROVED answer.
-	Token     string
+	Token string
+	// RiskScore is the score the service computed (contract §4.3), nil when absent.
 	RiskScore *float64
 	// Response is the whole response body, parsed.
 	Response map[string]any

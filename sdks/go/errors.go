@@ -13,7 +13,8 @@ type APIError struct {
 	// Code is the envelope's code (VALIDATION_ERROR, AUTHORITY_LOOP_FAILED, rate_limited, ...);
 	// NETWORK_ERROR or TIMEOUT when Status is 0; INVALID_RESPONSE for an answer that is not the
 	// documented shape; HTTP_<status> for an error answer without the envelope.
-	Code    string
+	Code string
+	// Message is human-readable and never holds a secret.
 	Message string
 	// Details is the envelope's details object, or nil.
 	Details map[string]any
@@ -26,6 +27,7 @@ type APIError struct {
 	RetryAfter time.Duration
 }
 
+// Error gives the code, the status and the message.
 func (e *APIError) Error() string {
 	return fmt.Sprintf("%s (%d): %s", e.Code, e.Status, e.Message)
 }

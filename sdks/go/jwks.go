@@ -16,6 +16,7 @@ type JWK map[string]any
 
 // JWKS is a JSON Web Key Set, {"keys": [...]}.
 type JWKS struct {
+	// Keys are the set's keys, in the published order.
 	Keys []JWK
 }
 
@@ -88,6 +89,7 @@ func checkKey(jwk JWK, position int) (string, error) {
 
 type staticJWKS map[string]JWK
 
+// Key returns the pinned key of kid, nil when there is none.
 func (s staticJWKS) Key(kid string) (JWK, error) { return s[kid], nil }
 
 // StaticJWKS is a fixed, pinned key set that is never fetched. Every key needs a kid and an alg
@@ -127,10 +129,14 @@ func sameJSON(a, b JWK) bool {
 // loaded lookups fail (KEY_SOURCE_UNAVAILABLE). Unusable keys and kids published twice are left
 // out. Safe for concurrent use.
 type RemoteJWKS struct {
-	URL                string
+	// URL is the tenant's jwks.json address.
+	URL string
+	// MinRefetchInterval is the least time between two fetches (30 s from NewRemoteJWKS).
 	MinRefetchInterval time.Duration
-	MaxAge             time.Duration
-	HTTPClient         *http.Client
+	// MaxAge is the age after which the cached set is refreshed (300 s from NewRemoteJWKS).
+	MaxAge time.Duration
+	// HTTPClient fetches the set (a 5 s timeout from NewRemoteJWKS).
+	HTTPClient *http.Client
 	// Clock defaults to time.Now.
 	Clock func() time.Time
 

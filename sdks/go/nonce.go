@@ -14,8 +14,11 @@ import (
 // NonceUse tells a nonce store which token's nonce it consumes. The service's consume endpoint
 // needs the token itself; a local store needs only the nonce and its expiry.
 type NonceUse struct {
-	Token        string
-	AdapterID    string
+	// Token is the compact token, as received.
+	Token string
+	// AdapterID is the verifying adapter (equal to the token's adapterId, already checked).
+	AdapterID string
+	// TargetSystem is the target (equal to the token's targetSystem, already checked).
 	TargetSystem string
 }
 
@@ -42,11 +45,15 @@ const (
 // before. The verifier reports NONCE_STORE_UNAVAILABLE, or RemoteReason when it is a known one
 // (TENANT_KILL_SWITCH, say).
 type NonceStoreError struct {
-	Kind         NonceStoreErrorKind
-	Message      string
+	// Kind says whether the store could not answer or the service refused the token.
+	Kind NonceStoreErrorKind
+	// Message is for logs.
+	Message string
+	// RemoteReason is the service's reason when Kind is NonceStoreRejected.
 	RemoteReason string
 }
 
+// Error returns the message.
 func (e *NonceStoreError) Error() string { return e.Message }
 
 // MemoryNonceStore is a nonce store in this process's memory: right for one executor process

@@ -23,10 +23,15 @@ const (
 // ReceiptVerification is the outcome of VerifyReceipt: Valid with the parsed Receipt and its
 // token's claims (nil without a token), or the Reason with a Detail for logs.
 type ReceiptVerification struct {
-	Valid       bool
-	Reason      string
-	Detail      string
-	Receipt     map[string]any
+	// Valid is true only when every check passed.
+	Valid bool
+	// Reason is one of the Reason constants of VerifyReceipt, "" when Valid.
+	Reason string
+	// Detail says more about a refusal, for logs only.
+	Detail string
+	// Receipt is the verified receipt, parsed.
+	Receipt map[string]any
+	// TokenClaims are the claims of the receipt's token, nil when it carries none.
 	TokenClaims *TokenClaims
 }
 

@@ -98,8 +98,8 @@ func TestTokenVectors(t *testing.T) {
 
 func TestWebhookVectors(t *testing.T) {
 	var file struct {
-		Secret  string  `json:"secret"`
-		NowMs   int64   `json:"nowMs"`
+		Secret  string `json:"secret"`
+		NowMs   int64  `json:"nowMs"`
 		Vectors []struct {
 			Name            string      `json:"name"`
 			RawBody         string      `json:"rawBody"`

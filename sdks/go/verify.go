@@ -43,22 +43,33 @@ type Expected struct {
 
 // TokenClaims are the claims of a verified Authority Decision Token (contract §5).
 type TokenClaims struct {
-	IntentID       string
-	TenantID       string
-	AdapterID      string
-	AdapterTarget  string
-	TargetSystem   string
+	// IntentID is the intent the token was minted for.
+	IntentID string
+	// TenantID is the tenant of the intent.
+	TenantID string
+	// AdapterID is the connector serving the target, or "external"; equal to Audience.
+	AdapterID string
+	// AdapterTarget is what the adapter acts on (the target system for "external").
+	AdapterTarget string
+	// TargetSystem is the system the action is about, "<owner>/<repo>".
+	TargetSystem string
+	// ProposedAction is the action approved, as the agent wrote it: act on exactly this.
 	ProposedAction string
-	Decision       string
-	IssuedAt       string
-	ExpiresAt      string
-	Nonce          string
-	Issuer         string
-	Audience       string
-	// IssuedAtUnix, ExpiresAtUnix and NotBeforeUnix are iat, exp and nbf in unix seconds
-	// (NotBeforeUnix is nil when the token has no nbf).
-	IssuedAtUnix  float64
+	// Decision is always APPROVED in a verified token.
+	Decision string
+	// IssuedAt and ExpiresAt are ISO 8601 forms of iat and exp, informational.
+	IssuedAt, ExpiresAt string
+	// Nonce is 128 random bits, base64url, consumed once.
+	Nonce string
+	// Issuer is "service-authority".
+	Issuer string
+	// Audience is the token's aud, equal to AdapterID.
+	Audience string
+	// IssuedAtUnix is iat, in unix seconds.
+	IssuedAtUnix float64
+	// ExpiresAtUnix is exp, in unix seconds.
 	ExpiresAtUnix float64
+	// NotBeforeUnix is nbf in unix seconds, nil when the token has none.
 	NotBeforeUnix *float64
 	// Raw holds every claim as parsed.
 	Raw map[string]any
@@ -67,9 +78,14 @@ type TokenClaims struct {
 // VerificationResult is the outcome of VerifyAuthorityToken: Valid with the Claims, or the Reason
 // (one of the Reason constants) with a Detail for logs.
 type VerificationResult struct {
-	Valid  bool
+	// Valid is true only when every check passed (and the nonce store, when set, recorded the
+	// first use).
+	Valid bool
+	// Reason is one of the Reason constants, "" when Valid.
 	Reason string
+	// Detail says more about a refusal, for logs only.
 	Detail string
+	// Claims are the verified claims, nil unless Valid.
 	Claims *TokenClaims
 }
 

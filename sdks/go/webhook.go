@@ -34,8 +34,11 @@ var (
 // WebhookVerification is the outcome of VerifyWebhookSignature: Valid with the parsed Payload, or
 // the Reason.
 type WebhookVerification struct {
-	Valid   bool
-	Reason  string
+	// Valid is true only when every check passed.
+	Valid bool
+	// Reason is one of the webhook Reason constants, "" when Valid.
+	Reason string
+	// Payload is the verified delivery, parsed (eventId, event, tenantId, intentId, ...).
 	Payload map[string]any
 }
 
