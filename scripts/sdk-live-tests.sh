@@ -34,7 +34,9 @@ authority tenants create "$tenant" --plan enterprise --rate-limit 100000 > "$dat
 authority keys create --tenant "$tenant" --name sdk-live-tests --role admin > "$data/key.json"
 api_key="$(json_field key < "$data/key.json")"
 
-LOG_LEVEL=warn authority serve --port 0 --host 127.0.0.1 > "$data/serve.out" 2> "$data/serve.err" &
+# exec: $! is then the server itself, so the cleanup stops it rather than a wrapping subshell.
+(exec env -u DATABASE_URL -u REDIS_URL -u AUTHORITY_MASTER_KEY LOG_LEVEL=warn \
+  node "$cli" --data-dir "$data/db" serve --port 0 --host 127.0.0.1 > "$data/serve.out" 2> "$data/serve.err") &
 server_pid=$!
 url=""
 for _ in $(seq 1 150); do
@@ -59,7 +61,7 @@ echo "== Go SDK: go test ./... (sdks/go)"
 if (cd sdks/go && go vet ./... && go test -count=1 -v ./... > "$data/go.log" 2>&1); then go_result="passed"; else go_result="FAILED"; status=1; fi
 grep -E '^(--- FAIL|FAIL|ok|panic)' "$data/go.log" || true
 [ "$go_result" = "passed" ] || cat "$data/go.log"
-go_summary="$(grep -c '^--- PASS' "$data/go.log") passed, $(grep -c '^--- FAIL' "$data/go.log") failed"
+go_summary="$(grep -c -- '--- PASS' "$data/go.log" || true) passed, $(grep -c -- '--- FAIL' "$data/go.log" || true) failed, tests and subtests"
 
 echo "== summary"
 echo "Python: $python_result ($python_summary)"

@@ -3,8 +3,10 @@ approval, then the executor's check, live (see live.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
+import io
 import json
 import os
 import re
@@ -58,11 +60,18 @@ class ReadmeExamples(unittest.TestCase):
         canonical = json.dumps(unsigned, sort_keys=True, separators=(",", ":"))
         body = json.dumps({**unsigned, "signature": "sha256=" + hmac_hex(secret, canonical.encode())}).encode()
         headers = {"x-service-signature": "sha256=" + hmac_hex(secret, body), "x-service-timestamp": str(int(sent.timestamp()))}
-        self.assertEqual(handle(body, headers), 204)
-        self.assertEqual(handle(body, headers), 204)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            self.assertEqual(handle(body, headers), 204)
+            self.assertEqual(handle(body, headers), 204)
+            self.assertEqual(handle(body.replace(b'"riskScore": 20', b'"riskScore": 2'), headers), 400)
+            self.assertEqual(handle(body, {**headers, "x-service-timestamp": "1"}), 400)
         self.assertEqual(seen, {unsigned["eventId"]})
-        self.assertEqual(handle(body.replace(b'"riskScore": 20', b'"riskScore": 2'), headers), 400)
-        self.assertEqual(handle(body, {**headers, "x-service-timestamp": "1"}), 400)
+        self.assertEqual(
+            printed.getvalue().splitlines(),
+            [f"decision.approved for intent {unsigned['intentId']}", "refused delivery: SIGNATURE_MISMATCH",
+             "refused delivery: TIMESTAMP_MISMATCH"],
+        )
 
     def test_the_agent_loop_and_the_executor_run_against_the_service(self) -> None:
         live = service()

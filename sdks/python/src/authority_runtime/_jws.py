@@ -194,7 +194,7 @@ def verify_signed_statement(
     if isinstance(verified, str):
         return verified
     try:
-        text = verified.decode("utf-8")
+        text = verified.decode("utf-8-sig")  # a leading BOM is dropped, as a UTF-8 decoder does
     except UnicodeDecodeError:
         return "the signed payload is not UTF-8"
     if text != payload:

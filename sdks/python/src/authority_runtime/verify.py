@@ -68,7 +68,12 @@ def _fail(reason: str, detail: str) -> VerificationResult:
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an integer beyond the double range: JSON.parse makes it Infinity
+        return False
 
 
 def _decode_claims(payload: bytes) -> dict[str, Any] | str:
@@ -194,7 +199,9 @@ def verify_authority_token(
     if isinstance(checked, VerificationResult):
         return checked
     claims = checked
-    iat, exp, nbf = claims["iat"], claims["exp"], claims.get("nbf")
+    # Compared as doubles, as every other verifier of these tokens compares them.
+    iat, exp = float(claims["iat"]), float(claims["exp"])
+    nbf = None if claims.get("nbf") is None else float(claims["nbf"])
     if exp - iat > MAX_TOKEN_TTL_SECONDS:
         return _fail("TOKEN_TTL_EXCEEDS_LIMIT", f"exp - iat is {exp - iat} s")
     if current >= exp + skew:
