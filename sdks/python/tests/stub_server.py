@@ -20,8 +20,6 @@ class Seen:
     body: Any
 
 
-
-
 @dataclass
 class StubServer:
     """Answers each request with the next entry of ``script`` (a status, headers, a JSON body or
@@ -40,8 +38,12 @@ class StubServer:
             def _serve(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length) if length else b""
-                seen = Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()},
-                            json.loads(raw) if raw else None)
+                seen = Seen(
+                    self.command,
+                    self.path,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    json.loads(raw) if raw else None,
+                )
                 stub.seen.append(seen)
                 step = stub.script.pop(0) if stub.script else (500, {}, {"error": {"code": "SCRIPT_EXHAUSTED"}})
                 answer = step(seen) if callable(step) else step

@@ -31,13 +31,18 @@ def envelope(code: str, message: str = "no") -> dict[str, Any]:
 
 
 def submit(client: AuthorityClient, **extra: Any) -> Any:
-    return client.submit_intent("agent-7", "agent", "acme/api", "merge pull request #42", {"baseRiskScore": 20}, **extra)
+    return client.submit_intent(
+        "agent-7", "agent", "acme/api", "merge pull request #42", {"baseRiskScore": 20}, **extra
+    )
 
 
 class RetryPolicy(unittest.TestCase):
     def test_retries_503_twice_with_one_idempotency_key(self) -> None:
-        script: list[Any] = [(503, {}, envelope("SERVICE_UNAVAILABLE")), (502, {}, b"<html>bad gateway</html>"),
-                  (202, {}, intent_response("ESCALATED", escalationId="esc-1"))]
+        script: list[Any] = [
+            (503, {}, envelope("SERVICE_UNAVAILABLE")),
+            (502, {}, b"<html>bad gateway</html>"),
+            (202, {}, intent_response("ESCALATED", escalationId="esc-1")),
+        ]
         with StubServer(script) as server:
             decision = submit(AuthorityClient(server.url, "acme", "service_live_x"))
         self.assertEqual(decision.verdict, "ESCALATE")
@@ -73,8 +78,13 @@ class RetryPolicy(unittest.TestCase):
         self.assertEqual(error.request_id, "req-1")
 
     def test_terminal_statuses_are_not_retried(self) -> None:
-        for status, code in ((400, "VALIDATION_ERROR"), (401, "UNAUTHORIZED"), (403, "FORBIDDEN"),
-                             (404, "NOT_FOUND"), (409, "CONFLICT")):
+        for status, code in (
+            (400, "VALIDATION_ERROR"),
+            (401, "UNAUTHORIZED"),
+            (403, "FORBIDDEN"),
+            (404, "NOT_FOUND"),
+            (409, "CONFLICT"),
+        ):
             with self.subTest(status), StubServer([(status, {}, envelope(code))]) as server:
                 with self.assertRaises(AuthorityApiError) as caught:
                     submit(AuthorityClient(server.url, "acme", "k"))
@@ -83,7 +93,10 @@ class RetryPolicy(unittest.TestCase):
                 self.assertFalse(caught.exception.retryable)
 
     def test_honours_retry_after_on_429(self) -> None:
-        script = [(429, {"retry-after": "1"}, envelope("RATE_LIMITED")), (202, {}, intent_response("ESCALATED", escalationId="e"))]
+        script = [
+            (429, {"retry-after": "1"}, envelope("RATE_LIMITED")),
+            (202, {}, intent_response("ESCALATED", escalationId="e")),
+        ]
         with StubServer(script) as server:
             started = time.monotonic()
             submit(AuthorityClient(server.url, "acme", "k"))
@@ -166,8 +179,14 @@ class DecisionMapping(unittest.TestCase):
         self.assertEqual(status, "ESCALATED")
 
     def test_physical_denial_is_a_result(self) -> None:
-        denied = {"error": {"code": "policy_denied", "message": "no", "requestId": "r",
-                            "details": {"decision": "DENY", "clauseId": "deny-on-emergency-stop"}}}
+        denied = {
+            "error": {
+                "code": "policy_denied",
+                "message": "no",
+                "requestId": "r",
+                "details": {"decision": "DENY", "clauseId": "deny-on-emergency-stop"},
+            }
+        }
         with StubServer([(422, {}, denied)]) as server:
             decision = AuthorityClient(server.url, "acme", "k").issue_physical_token({"intent": {}})
         self.assertEqual(decision.decision, "DENY")

@@ -51,15 +51,22 @@ class ReadmeExamples(unittest.TestCase):
         handle, seen = example["handle"], example["seen_event_ids"]
         sent = datetime.now(timezone.utc)
         unsigned = {
-            "eventId": str(uuid.uuid4()), "event": "decision.approved", "tenantId": "acme",
-            "intentId": str(uuid.uuid4()), "decision": "APPROVED", "riskScore": 20,
+            "eventId": str(uuid.uuid4()),
+            "event": "decision.approved",
+            "tenantId": "acme",
+            "intentId": str(uuid.uuid4()),
+            "decision": "APPROVED",
+            "riskScore": 20,
             "timestamp": sent.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "sentAt": sent.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         }
         # Signed as contract §7 says: the payload over its JCS, the header over the raw body.
         canonical = json.dumps(unsigned, sort_keys=True, separators=(",", ":"))
         body = json.dumps({**unsigned, "signature": "sha256=" + hmac_hex(secret, canonical.encode())}).encode()
-        headers = {"x-service-signature": "sha256=" + hmac_hex(secret, body), "x-service-timestamp": str(int(sent.timestamp()))}
+        headers = {
+            "x-service-signature": "sha256=" + hmac_hex(secret, body),
+            "x-service-timestamp": str(int(sent.timestamp())),
+        }
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             self.assertEqual(handle(body, headers), 204)
@@ -69,8 +76,11 @@ class ReadmeExamples(unittest.TestCase):
         self.assertEqual(seen, {unsigned["eventId"]})
         self.assertEqual(
             printed.getvalue().splitlines(),
-            [f"decision.approved for intent {unsigned['intentId']}", "refused delivery: SIGNATURE_MISMATCH",
-             "refused delivery: TIMESTAMP_MISMATCH"],
+            [
+                f"decision.approved for intent {unsigned['intentId']}",
+                "refused delivery: SIGNATURE_MISMATCH",
+                "refused delivery: TIMESTAMP_MISMATCH",
+            ],
         )
 
     def test_the_agent_loop_and_the_executor_run_against_the_service(self) -> None:
@@ -78,7 +88,10 @@ class ReadmeExamples(unittest.TestCase):
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "AUTHORITY_TARGET_SYSTEM": unique_target()}
         agent = subprocess.Popen(
             [sys.executable, str(EXAMPLES / "agent_loop.py")],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         try:
             assert agent.stderr is not None
@@ -98,9 +111,15 @@ class ReadmeExamples(unittest.TestCase):
         self.assertEqual(len(token.split(".")), 3)
 
         first = run_example("executor.py", env, token + "\n")
-        self.assertEqual((first.returncode, first.stdout.strip()), (0, f"VALID merge pull request #42 on {env['AUTHORITY_TARGET_SYSTEM']}"), first.stderr)
+        self.assertEqual(
+            (first.returncode, first.stdout.strip()),
+            (0, f"VALID merge pull request #42 on {env['AUTHORITY_TARGET_SYSTEM']}"),
+            first.stderr,
+        )
         replay = run_example("executor.py", env, token + "\n")
-        self.assertEqual((replay.returncode, replay.stdout.strip()), (1, "REFUSED NONCE_ALREADY_CONSUMED"), replay.stderr)
+        self.assertEqual(
+            (replay.returncode, replay.stdout.strip()), (1, "REFUSED NONCE_ALREADY_CONSUMED"), replay.stderr
+        )
 
 
 if __name__ == "__main__":

@@ -90,7 +90,9 @@ class LiveLoop(unittest.TestCase):
         self.assertEqual(result.claims["proposedAction"], "merge pull request #7")
 
         pinned = {"keys": self.client.jwks()["keys"] + self.client.jwks_archive()["keys"]}
-        receipt = verify_receipt(self.client.get_receipt(decision.intent_id), pinned, expected_tenant_id=self.live.tenant)
+        receipt = verify_receipt(
+            self.client.get_receipt(decision.intent_id), pinned, expected_tenant_id=self.live.tenant
+        )
         self.assertTrue(receipt.valid, receipt.detail)
         self.assertEqual((receipt.token_claims or {}).get("nonce"), result.claims["nonce"])
 
@@ -140,7 +142,9 @@ class FlakyProxy:
                 proxy.attempts.append(headers)
                 attempt = len(proxy.attempts)
                 if attempt <= 2:
-                    return self.answer(503, b'{"error":{"code":"SERVICE_UNAVAILABLE","message":"flaky","requestId":"p"}}')
+                    return self.answer(
+                        503, b'{"error":{"code":"SERVICE_UNAVAILABLE","message":"flaky","requestId":"p"}}'
+                    )
                 request = urllib.request.Request(proxy.upstream + self.path, data=body, method="POST", headers=headers)
                 try:
                     with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
@@ -197,14 +201,21 @@ class LivePhysical(unittest.TestCase):
         client = live.client()
         robot = f"devid:arm-{uuid.uuid4().hex[:8]}"
         client.request("POST", "/v1/physical/actors", {"actorIdentity": robot, "actorKind": "robot"})
-        goal = {"schema": "robot.manipulation", "verb": "pick", "object": "tote", "parameters": {"cell": 4},
-                "actor": {"kind": "robot", "identifier": robot}}
+        goal = {
+            "schema": "robot.manipulation",
+            "verb": "pick",
+            "object": "tote",
+            "parameters": {"cell": 4},
+            "actor": {"kind": "robot", "identifier": robot},
+        }
         classification = client.classify(goal)
         self.assertEqual(classification["oiCode"], "OI-1502")
 
         def reading(value: bool) -> dict[str, Any]:
             return {
-                "kind": "boolean", "value": value, "asOfTimestampMs": int(time.time() * 1000),
+                "kind": "boolean",
+                "value": value,
+                "asOfTimestampMs": int(time.time() * 1000),
                 "attestation": {"channel": "cell-4-safety-plc", "safetyRated": True, "protocol": "fsoe"},
             }
 

@@ -71,7 +71,9 @@ class ReceiptVectors(unittest.TestCase):
         data = load("receipts.json")
         for vector in data["vectors"]:
             with self.subTest(vector["name"]):
-                result = verify_receipt(vector["receipt"], data["pinnedJwks"], expected_tenant_id=vector["expectedTenantId"])
+                result = verify_receipt(
+                    vector["receipt"], data["pinnedJwks"], expected_tenant_id=vector["expectedTenantId"]
+                )
                 self.assertEqual({"valid": result.valid, "reason": result.reason}, vector["expected"], result.detail)
 
 

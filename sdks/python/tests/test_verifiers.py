@@ -43,8 +43,9 @@ class Dependencies(unittest.TestCase):
             "sys.modules['jwt'] = None\n"
             f"sys.path.insert(0, {str(source)!r})\n"
             "import authority_runtime as a\n"
-            "for call in (lambda: a.verify_authority_token('x', {'keys': []}, tenant_id='t', adapter_id='a', target_system='o/r'),\n"
-            "             lambda: a.verify_receipt({}, {'keys': []})):\n"
+            "expected = {'tenant_id': 't', 'adapter_id': 'a', 'target_system': 'o/r'}\n"
+            "token = lambda: a.verify_authority_token('x', {'keys': []}, **expected)\n"
+            "for call in (token, lambda: a.verify_receipt({}, {'keys': []})):\n"
             "    try:\n"
             "        call()\n"
             "    except a.MissingDependencyError as error:\n"
@@ -147,12 +148,23 @@ class RemoteStores(unittest.TestCase):
         with StubServer(answers) as server:
             store = RemoteNonceStore(server.url + "/v1/", "acme", "service_live_x")
             reasons = [verify(nonce_store=store).reason for _ in range(6)]
-        self.assertEqual(reasons, [None, "NONCE_ALREADY_CONSUMED", "TENANT_KILL_SWITCH", "NONCE_STORE_UNAVAILABLE",
-                                   "NONCE_STORE_UNAVAILABLE", "NONCE_STORE_UNAVAILABLE"])
+        self.assertEqual(
+            reasons,
+            [
+                None,
+                "NONCE_ALREADY_CONSUMED",
+                "TENANT_KILL_SWITCH",
+                "NONCE_STORE_UNAVAILABLE",
+                "NONCE_STORE_UNAVAILABLE",
+                "NONCE_STORE_UNAVAILABLE",
+            ],
+        )
         first: Seen = server.seen[0]
         self.assertEqual((first.method, first.path), ("POST", "/v1/authority/tokens/consume"))
         self.assertEqual(first.body, {"token": VALID, "adapterId": "github-main", "targetSystem": "acme/api"})
-        self.assertEqual((first.headers["authorization"], first.headers["x-tenant-id"]), ("Bearer service_live_x", "acme"))
+        self.assertEqual(
+            (first.headers["authorization"], first.headers["x-tenant-id"]), ("Bearer service_live_x", "acme")
+        )
 
     def test_remote_nonce_store_is_not_called_when_a_local_check_fails(self) -> None:
         with StubServer([]) as server:
@@ -193,14 +205,19 @@ class Webhooks(unittest.TestCase):
         self.assertTrue(sent.startswith("2023-11-14T22:14:59"))
 
         def check(header: Any, secret: Any = data["secret"]) -> Any:
-            return verify_webhook_signature(secret, vector["rawBody"], vector["signatureHeader"], header, now=data["nowMs"] / 1000)
+            return verify_webhook_signature(
+                secret, vector["rawBody"], vector["signatureHeader"], header, now=data["nowMs"] / 1000
+            )
 
         self.assertTrue(check(str(seconds)).valid)
         self.assertTrue(check(seconds).valid)
         self.assertEqual(check(str(seconds - 400)).reason, "TIMESTAMP_MISMATCH")
         self.assertTrue(check(None, ["whsec_old", data["secret"]]).valid)
         self.assertEqual(check(None, ["whsec_old"]).reason, "SIGNATURE_MISMATCH")
-        self.assertEqual(verify_webhook_signature(data["secret"], vector["rawBody"], [vector["signatureHeader"]] * 2).reason, "SIGNATURE_MISSING")
+        self.assertEqual(
+            verify_webhook_signature(data["secret"], vector["rawBody"], [vector["signatureHeader"]] * 2).reason,
+            "SIGNATURE_MISSING",
+        )
         with self.assertRaises(TypeError):
             check(None, [])
 

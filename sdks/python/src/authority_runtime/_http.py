@@ -68,7 +68,9 @@ def _envelope_error(status: int, body: Any, request_id: str | None, text: str) -
             request_id=str(error.get("requestId") or request_id or "") or None,
             retryable=retryable,
         )
-    return AuthorityApiError(status, f"HTTP_{status}", text[:200] or "no body", request_id=request_id, retryable=retryable)
+    return AuthorityApiError(
+        status, f"HTTP_{status}", text[:200] or "no body", request_id=request_id, retryable=retryable
+    )
 
 
 class Transport:

@@ -201,9 +201,7 @@ class AuthorityClient:
         result: dict[str, Any] = self.request("POST", "/v1/physical/classify", {"goal": dict(goal)})
         return result
 
-    def issue_physical_token(
-        self, request: Mapping[str, Any], idempotency_key: str | None = None
-    ) -> PhysicalDecision:
+    def issue_physical_token(self, request: Mapping[str, Any], idempotency_key: str | None = None) -> PhysicalDecision:
         """``POST /v1/physical/authority-tokens``: the authority loop of the physical surface.
         Sends one ``Idempotency-Key`` (generated unless given) that every retry reuses."""
         try:
@@ -232,4 +230,6 @@ class AuthorityClient:
             return PhysicalDecision(
                 "ESCALATE", None, body["escalationTicketId"], url if isinstance(url, str) else None, None, body
             )
-        raise AuthorityApiError(answer.status, "INVALID_RESPONSE", "not a physical decision", request_id=answer.request_id)
+        raise AuthorityApiError(
+            answer.status, "INVALID_RESPONSE", "not a physical decision", request_id=answer.request_id
+        )

@@ -28,7 +28,8 @@ class KeySource(Protocol):
     It raises (preferably :class:`KeySourceError`) only when it has no key set to consult.
     """
 
-    def get_key(self, kid: str) -> Jwk | None: ...
+    def get_key(self, kid: str) -> Jwk | None:
+        ...
 
 
 def key_algorithm(jwk: Jwk) -> str:

@@ -29,7 +29,8 @@ class NonceStore(Protocol):
     never guess ``True``; the verifier then refuses the token.
     """
 
-    def consume(self, nonce: str, expires_at: float) -> bool: ...
+    def consume(self, nonce: str, expires_at: float) -> bool:
+        ...
 
 
 @runtime_checkable
@@ -38,9 +39,8 @@ class TokenNonceStore(Protocol):
     (:class:`RemoteNonceStore`). The verifier calls ``consume_token`` instead of ``consume`` when a
     store has it."""
 
-    def consume_token(
-        self, token: str, *, nonce: str, expires_at: float, adapter_id: str, target_system: str
-    ) -> bool: ...
+    def consume_token(self, token: str, *, nonce: str, expires_at: float, adapter_id: str, target_system: str) -> bool:
+        ...
 
 
 class InMemoryNonceStore:
@@ -110,9 +110,7 @@ class RemoteNonceStore:
         self._api_key = api_key
         self._timeout = timeout
 
-    def consume_token(
-        self, token: str, *, nonce: str, expires_at: float, adapter_id: str, target_system: str
-    ) -> bool:
+    def consume_token(self, token: str, *, nonce: str, expires_at: float, adapter_id: str, target_system: str) -> bool:
         """Asks the service to verify ``token`` and consume its nonce; see the class documentation.
         ``expires_at`` is not sent: the service reads the expiry from the token."""
         body = json.dumps({"token": token, "adapterId": adapter_id, "targetSystem": target_system})

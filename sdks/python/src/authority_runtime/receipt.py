@@ -24,7 +24,9 @@ __all__ = ["RECEIPT_SEAL_TYP", "ReceiptVerification", "verify_receipt"]
 #: The JWS ``typ`` of a receipt seal.
 RECEIPT_SEAL_TYP = "authority-receipt-seal+jws"
 
-_RECEIPT_MEMBERS = {1: frozenset({"receiptVersion", "intentId", "tenantId", "decision", "token", "entries", "seal", "jwks"})}
+_RECEIPT_MEMBERS = {
+    1: frozenset({"receiptVersion", "intentId", "tenantId", "decision", "token", "entries", "seal", "jwks"})
+}
 _SEAL_MEMBERS = frozenset({"tenantId", "intentId", "entryHashes", "headIndex", "headHash", "issuedAt", "signature"})
 
 
@@ -84,7 +86,9 @@ def _shape_problem(value: Any, version: int) -> str | None:
     for name in ("intentId", "tenantId", "decision"):
         if not isinstance(value.get(name), str) or value[name] == "":
             return f"{name} is missing or not a non-empty string"
-    if "token" not in value or (value["token"] is not None and (not isinstance(value["token"], str) or value["token"] == "")):
+    if "token" not in value or (
+        value["token"] is not None and (not isinstance(value["token"], str) or value["token"] == "")
+    ):
         return "token is missing or neither a non-empty string nor null"
     entries = value.get("entries")
     if not isinstance(entries, list) or not entries:
@@ -108,7 +112,9 @@ def _check_entries(receipt: dict[str, Any]) -> None:
     entries: list[dict[str, Any]] = receipt["entries"]
     for position, entry in enumerate(entries):
         if audit_entry_hash(entry) != entry["entryHash"]:
-            raise _Refused("ENTRY_HASH_MISMATCH", f"entries[{position}] (index {entry['index']}) does not hash to its entryHash")
+            raise _Refused(
+                "ENTRY_HASH_MISMATCH", f"entries[{position}] (index {entry['index']}) does not hash to its entryHash"
+            )
     for position, entry in enumerate(entries):
         if entry["tenantId"] != receipt["tenantId"]:
             raise _Refused("ENTRY_MISMATCH", f"entries[{position}] belongs to another tenant")
@@ -241,7 +247,9 @@ def verify_receipt(
         if isinstance(version, float) and version.is_integer():
             version = int(version)
         if version == 2 and not isinstance(version, bool):
-            raise _Refused("RECEIPT_MALFORMED", "receiptVersion 2 (Merkle proofs) is not supported by this SDK version yet")
+            raise _Refused(
+                "RECEIPT_MALFORMED", "receiptVersion 2 (Merkle proofs) is not supported by this SDK version yet"
+            )
         if not isinstance(version, int) or isinstance(version, bool) or version not in _VERIFIERS:
             raise _Refused("RECEIPT_MALFORMED", f"receiptVersion {version!r} is not supported")
         verifier = _VERIFIERS[version]

@@ -16,7 +16,9 @@ BASE_DELAY = 0.2
 MAX_DELAY = 5.0
 
 
-def backoff_delay(attempt: int, random: Callable[[], float], *, base: float = BASE_DELAY, cap: float = MAX_DELAY) -> float:
+def backoff_delay(
+    attempt: int, random: Callable[[], float], *, base: float = BASE_DELAY, cap: float = MAX_DELAY
+) -> float:
     """Exponential backoff with full jitter: a uniform draw in ``[0, min(cap, base * 2^(attempt-1)))``
     after failed attempt number ``attempt`` (from 1).
 
@@ -30,7 +32,9 @@ def backoff_delay(attempt: int, random: Callable[[], float], *, base: float = BA
     return float(random() * min(cap, base * 2 ** (attempt - 1)))
 
 
-def retry_after_seconds(value: str | None, now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> float | None:
+def retry_after_seconds(
+    value: str | None, now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
+) -> float | None:
     """The wait a ``retry-after`` header asks for (delay seconds or an HTTP date), ``None`` when
     absent or unreadable.
 

@@ -130,14 +130,21 @@ def verify_token_signature(
 
 
 def _consume(
-    store: NonceStore | TokenNonceStore, token: str, claims: dict[str, Any], expires_at: float,
-    adapter_id: str, target_system: str,
+    store: NonceStore | TokenNonceStore,
+    token: str,
+    claims: dict[str, Any],
+    expires_at: float,
+    adapter_id: str,
+    target_system: str,
 ) -> VerificationResult | None:
     try:
         if isinstance(store, TokenNonceStore):
             first_use = store.consume_token(
-                token, nonce=claims["nonce"], expires_at=expires_at,
-                adapter_id=adapter_id, target_system=target_system,
+                token,
+                nonce=claims["nonce"],
+                expires_at=expires_at,
+                adapter_id=adapter_id,
+                target_system=target_system,
             )
         else:
             first_use = store.consume(claims["nonce"], expires_at)

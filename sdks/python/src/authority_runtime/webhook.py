@@ -21,9 +21,7 @@ WEBHOOK_SIGNATURE_HEADER = "x-service-signature"
 WEBHOOK_TOLERANCE_SECONDS = 300.0
 
 _SIGNATURE = re.compile(r"sha256=[0-9a-f]{64}")
-_TIMESTAMP = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})", re.ASCII
-)
+_TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -46,7 +44,7 @@ def _mac(secret: str, data: bytes) -> bytes:
 
 
 def _matches(signature: str, digest: bytes) -> bool:
-    return hmac.compare_digest(bytes.fromhex(signature[len("sha256="):]), digest)
+    return hmac.compare_digest(bytes.fromhex(signature[len("sha256=") :]), digest)
 
 
 def _is_payload(value: Any) -> bool:
@@ -74,8 +72,10 @@ def parse_timestamp(text: str) -> float | None:
     fraction = match.group(7) or "0"
     zone = match.group(8)
     try:
-        offset = timezone.utc if zone == "Z" else timezone(
-            (1 if zone[0] == "+" else -1) * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+        offset = (
+            timezone.utc
+            if zone == "Z"
+            else timezone((1 if zone[0] == "+" else -1) * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
         )
         moment = datetime(year, month, day, hour, minute, second, tzinfo=offset)
     except ValueError:
