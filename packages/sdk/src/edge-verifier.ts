@@ -260,6 +260,10 @@ export class EdgeVerifier {
     });
     if (now >= service.expiresAtMs + s.clockSkewMs) return failed('TOKEN_EXPIRED', 'the token expired');
     if (this.#revocations.has(jti)) return failed('TOKEN_REVOKED', 'the token was revoked');
+    const notBeforeMs = Math.max(service.issuedAtMs, claims.iat * 1000, (claims.nbf ?? claims.iat) * 1000);
+    if (notBeforeMs > now + s.clockSkewMs) {
+      return failed('TOKEN_NOT_YET_VALID', 'the token is not valid yet (issuedAtMs, iat or nbf)');
+    }
     if (service.actorIdentity !== actor)
       return failed('TOKEN_ACTOR_MISMATCH', 'the token is for another actor');
     if (service.tenantId !== s.tenantId)

@@ -71,6 +71,8 @@ export interface PhysicalTokenClaims {
   iat: number;
   /** Unix seconds; `iat + ceil(deadlineMs / 1000)`. */
   exp: number;
+  /** Unix seconds; the service does not set it, a token that has it is not valid before it. */
+  nbf?: number;
   /** The token id: the key of its audit entry and of its revocation. */
   jti: string;
   service: PhysicalServiceClaims;
@@ -104,6 +106,7 @@ export function decodePhysicalClaims(payload: unknown): PhysicalTokenClaims | st
   for (const name of ['iat', 'exp'] as const) {
     if (!Number.isSafeInteger(payload[name])) return `claim ${name} is missing or not an integer`;
   }
+  if (payload.nbf !== undefined && !Number.isSafeInteger(payload.nbf)) return 'claim nbf is not an integer';
   const service = payload.service;
   if (!isRecord(service)) return 'claim service is missing or not an object';
   const problem = serviceProblem(service);

@@ -406,6 +406,41 @@ describe('EdgeVerifier: verification', () => {
     assertRejected(await edge.verify(token), 'TOKEN_EXPIRED');
   });
 
+  it('rejects a token issued (issuedAtMs, iat) or valid (nbf) beyond the skew in the future', async () => {
+    const edge = verifier({ clockSkewMs: 250 });
+    await edge.sync();
+    // Issued 2 s ahead of this verifier's clock: iat and issuedAtMs agree, as the service writes them.
+    const ahead = await issue({ issuedAtMs: T0 + 2_000 });
+    assertRejected(await edge.verify(ahead.token), 'TOKEN_NOT_YET_VALID');
+    now = T0 + 1_750;
+    assertValid(await edge.verify(ahead.token));
+    now = T0;
+    const withinSkew = await issue({ issuedAtMs: T0 + 250 });
+    assertValid(await edge.verify(withinSkew.token));
+    const nbf = await issue({ claims: { nbf: Math.floor(T0 / 1000) + 10 } });
+    assertRejected(await edge.verify(nbf.token), 'TOKEN_NOT_YET_VALID');
+    now = T0 + 10_000;
+    assertValid(await edge.verify(nbf.token));
+    const badNbf = await issue({ claims: { nbf: 'later' } });
+    assertRejected(await edge.verify(badNbf.token), 'TOKEN_MALFORMED');
+  });
+
+  it('orders TOKEN_REVOKED, then TOKEN_NOT_YET_VALID, then the actor and tenant (contract §9)', async () => {
+    const edge = verifier();
+    const future = await issue({ issuedAtMs: T0 + 60_000, actorIdentity: 'devid:other' });
+    peer.revoke(future.jti);
+    await edge.sync();
+    assertRejected(await edge.verify(future.token), 'TOKEN_REVOKED');
+    const notYet = await issue({ issuedAtMs: T0 + 60_000, actorIdentity: 'devid:other' });
+    assertRejected(await edge.verify(notYet.token), 'TOKEN_NOT_YET_VALID');
+    assert.deepEqual(EDGE_VERIFICATION_REASONS.slice(4, 8), [
+      'TOKEN_EXPIRED',
+      'TOKEN_REVOKED',
+      'TOKEN_NOT_YET_VALID',
+      'TOKEN_ACTOR_MISMATCH',
+    ]);
+  });
+
   it('rejects a token bound to another actor; a per-call actor overrides the default', async () => {
     const edge = verifier();
     await edge.sync();

@@ -36,6 +36,7 @@ export interface LoginResult {
 /** How stale a session's recorded activity may get before a request writes it again. */
 const SEEN_WRITE_INTERVAL_MS = 60_000;
 const hashSessionId = (sessionId: string): string => createHash('sha256').update(sessionId).digest('hex');
+const newSessionId = (): string => SESSION_PREFIX + randomBytes(32).toString('base64url');
 const totpContext = (tenantId: string, userId: string): string => `portal-totp:${tenantId}:${userId}`;
 
 function invalidSession(reason: string): AppError {
@@ -116,7 +117,7 @@ export function createPortalService(deps: {
         throw new AppError('IP_NOT_ALLOWED');
       }
 
-      const sessionId = SESSION_PREFIX + randomBytes(32).toString('base64url');
+      const sessionId = newSessionId();
       const now = clock();
       const enrolled = user.totp_secret !== null;
       const required = mfaRequired(user.role, enrolled);
@@ -242,12 +243,14 @@ export function createPortalService(deps: {
      * Verifies a TOTP code for the session: against a pending secret (which it then enrolls) or the
      * enrolled one. A code is accepted once per step: the user's last accepted step only grows, in
      * a conditional update, so two instances cannot both accept it. Wrong codes count against the
-     * session, which ends after MAX_MFA_FAILURES of them.
+     * session, which ends after MAX_MFA_FAILURES of them. An accepted code gives the session a new
+     * id (returned once) and ends the old one, so an id learnt before the second factor (session
+     * fixation) never carries the verified session.
      */
     async verifyMfa(
       principal: PortalUserPrincipal,
       code: string,
-    ): Promise<{ mfaVerified: true; enrolled: boolean }> {
+    ): Promise<{ mfaVerified: true; enrolled: boolean; sessionId: string }> {
       const now = clock();
       const outcome = await storage.writeTransaction(async (trx) => {
         const user = await trx
@@ -285,7 +288,10 @@ export function createPortalService(deps: {
           .where('tenant_id', '=', principal.tenantId)
           .where('session_hash', '=', principal.session.key);
         if (accepted) {
-          await session.set({ mfa_verified: 1, mfa_failures: 0 }).execute();
+          const sessionId = newSessionId();
+          await session
+            .set({ session_hash: hashSessionId(sessionId), mfa_verified: 1, mfa_failures: 0 })
+            .execute();
           await appendAudit(
             trx,
             storage.dialect,
@@ -293,7 +299,7 @@ export function createPortalService(deps: {
             [principalEvent(principal, usePending ? 'portal.mfa.enrolled' : 'portal.mfa.verified', {})],
             now,
           );
-          return { accepted: true as const, enrolled: usePending };
+          return { accepted: true as const, enrolled: usePending, sessionId };
         }
         const failures = await trx
           .selectFrom('portal_sessions')
@@ -333,7 +339,7 @@ export function createPortalService(deps: {
           { reason: outcome.reason },
         );
       }
-      return { mfaVerified: true, enrolled: outcome.enrolled };
+      return { mfaVerified: true, enrolled: outcome.enrolled, sessionId: outcome.sessionId };
     },
 
     async logout(principal: PortalUserPrincipal): Promise<void> {
