@@ -77,7 +77,6 @@ export {
   type VerifyReceiptOptions,
   verifyReceipt,
 } from './receipt.js';
-export type { VerificationReport } from './report-queue.js';
 export { REVOCATIONS_PAGE_LIMIT, type Revocation } from './revocation-list.js';
 export {
   AUTHORITY_ISSUER,
@@ -102,3 +101,7 @@ export {
   type WebhookVerification,
   type WebhookVerificationReason,
 } from './webhook.js';
+// The wire contract: every constant as a value, every schema's static type (the schemas themselves
+// are in `@authority-runtime/sdk/wire`, which loads the schema library).
+export * from './wire/constants.js';
+export type * from './wire/index.js';
