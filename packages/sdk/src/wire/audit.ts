@@ -148,16 +148,36 @@ export const EvidenceBundle = Type.Object({
 });
 export type EvidenceBundle = Static<typeof EvidenceBundle>;
 
-/** A public JWK as the JWKS routes publish it. */
-export const PublicJwk = Type.Object(
-  {
-    kty: Type.String({ description: 'OKP, RSA or EC, with the members of that key type' }),
-    kid: Type.String(),
-    alg: Type.String({ description: 'EdDSA, RS256 or ES256' }),
-    use: Type.Literal('sig'),
-  },
-  { description: 'A public JWK; its key-type members (crv, x, y, n, e) follow' },
-);
+const JwkCommon = {
+  kid: Type.String(),
+  use: Type.Literal('sig'),
+};
+
+/** A public JWK as the JWKS routes publish it: Ed25519 (EdDSA), P-256 (ES256) or RSA (RS256). */
+export const PublicJwk = Type.Union([
+  Type.Object({
+    kty: Type.Literal('OKP'),
+    crv: Type.Literal('Ed25519'),
+    x: Type.String(),
+    alg: Type.Literal('EdDSA'),
+    ...JwkCommon,
+  }),
+  Type.Object({
+    kty: Type.Literal('EC'),
+    crv: Type.Literal('P-256'),
+    x: Type.String(),
+    y: Type.String(),
+    alg: Type.Literal('ES256'),
+    ...JwkCommon,
+  }),
+  Type.Object({
+    kty: Type.Literal('RSA'),
+    n: Type.String(),
+    e: Type.String(),
+    alg: Type.Literal('RS256'),
+    ...JwkCommon,
+  }),
+]);
 export type PublicJwk = Static<typeof PublicJwk>;
 
 /** A JSON Web Key Set. */
