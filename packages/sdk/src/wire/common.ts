@@ -13,7 +13,14 @@ export const IsoDateTime = Type.String({ format: 'date-time' });
 /** Integer milliseconds since the epoch (the physical surface's times). */
 export const Millis = Type.Integer({ minimum: 0, description: 'ms since the epoch' });
 
-/** A schema that may also be `null`. */
+/**
+ * A schema that may also be `null`.
+ *
+ * @example
+ * ```ts
+ * const NextCursor = Nullable(Type.String()); // string | null
+ * ```
+ */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** A closed object: unknown members are refused (request bodies, query strings). */
