@@ -51,6 +51,9 @@ export const ErrorEnvelope = Type.Object(
 );
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
 
+/** The body of a 204 answer. */
+export const NoContent = Type.Null({ description: 'No content' });
+
 /** A JSON object whose members are free (`args`, results, metadata). */
 export const JsonObject = Type.Record(Type.String(), Type.Unknown());
 
