@@ -10,9 +10,9 @@ import {
   MAX_PHYSICAL_TOKEN_LIFETIME_MS,
   type PhysicalTokenClaims,
 } from './physical-token-claims.js';
-import type { VerificationReport } from './report-queue.js';
 import { parseRevocationPage, RevocationList } from './revocation-list.js';
 import { MAX_TOKEN_LENGTH } from './verify.js';
+import type { BatchVerificationReport } from './wire/physical.js';
 
 /** Options of one {@link EdgeVerifier.verify} call. */
 export interface EdgeVerifyOptions {
@@ -271,7 +271,7 @@ export class EdgeVerifier {
     return { result: { valid: true, claims }, claims };
   }
 
-  #enqueue(report: VerificationReport): void {
+  #enqueue(report: BatchVerificationReport): void {
     this.#reporter.push(report);
     if (this.#running && this.#reporter.flushing === undefined && this.#reporter.batchReady) {
       this.#scheduleReports(0);

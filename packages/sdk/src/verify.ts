@@ -9,9 +9,10 @@ import {
   type TokenVerificationReason,
   type VerificationFailureReason,
 } from './reasons.js';
+import { AUTHORITY_ISSUER } from './wire/constants.js';
+import type { DecisionTokenClaims } from './wire/tokens.js';
 
-/** The issuer every Authority Decision Token carries (`iss`). */
-export const AUTHORITY_ISSUER = 'service-authority';
+export { AUTHORITY_ISSUER };
 
 /** Longest lifetime a token may declare, `exp - iat`, in seconds. */
 export const MAX_TOKEN_TTL_SECONDS = 300;
@@ -22,32 +23,8 @@ export const DEFAULT_CLOCK_SKEW_SECONDS = 5;
 /** Longer tokens are rejected as `TOKEN_MALFORMED` before any decoding work. */
 export const MAX_TOKEN_LENGTH = 16_384;
 
-/** The claims of a verified Authority Decision Token. */
-export interface AuthorityTokenClaims {
-  intentId: string;
-  tenantId: string;
-  /** The connector serving the target, or `"external"`. Equals `aud`. */
-  adapterId: string;
-  adapterTarget: string;
-  /** `<github_owner>/<github_repo>` on the intent surface. */
-  targetSystem: string;
-  proposedAction: string;
-  decision: 'APPROVED';
-  /** ISO 8601 with milliseconds; informational, `iat` is authoritative. */
-  issuedAt: string;
-  /** ISO 8601 with milliseconds; informational, `exp` is authoritative. */
-  expiresAt: string;
-  /** 128 random bits, base64url; consumed once. */
-  nonce: string;
-  iss: typeof AUTHORITY_ISSUER;
-  aud: string;
-  /** Unix seconds. */
-  iat: number;
-  /** Unix seconds. */
-  exp: number;
-  /** Unix seconds; the service does not set it, a token that has it is not valid before it. */
-  nbf?: number;
-}
+/** The claims of a verified Authority Decision Token: the wire contract's `DecisionTokenClaims`. */
+export type AuthorityTokenClaims = DecisionTokenClaims;
 
 /** What the verifier checks the token against: the verifying adapter's own identity. */
 export interface ExpectedTokenContext {

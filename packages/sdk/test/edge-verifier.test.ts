@@ -6,6 +6,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import {
+  type BatchVerificationReport,
   EDGE_VERIFICATION_REASONS,
   EDGE_VERIFIER_AUDIENCE,
   type EdgeServiceError,
@@ -14,7 +15,6 @@ import {
   EdgeVerifier,
   type EdgeVerifierOptions,
   type Revocation,
-  type VerificationReport,
 } from '../src/index.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -43,7 +43,7 @@ class Peer {
   /** Audit entries of the tenant: a report for another jti is rejected with not_found. */
   readonly jtis = new Set<string>();
   readonly revocations: Revocation[] = [];
-  readonly reports: VerificationReport[] = [];
+  readonly reports: BatchVerificationReport[] = [];
   readonly batches: number[] = [];
   readonly requests: PeerRequest[] = [];
   /** While true, every connection is destroyed: a network outage. */
@@ -169,7 +169,7 @@ class Peer {
     const issue = reportsIssue(parsed, reports);
     if (issue !== undefined)
       return fail(res, 400, 'validation_error', issue, { issues: [{ path: 'reports', message: issue }] });
-    const list = reports as VerificationReport[];
+    const list = reports as BatchVerificationReport[];
     this.batches.push(list.length);
     const rejected: { index: number; code: string }[] = [];
     list.forEach((report, index) => {
@@ -663,7 +663,7 @@ describe('EdgeVerifier: reports', () => {
   it('queues every result with a verified jti and posts them in batches', async () => {
     const edge = verifier({ reportBatchSize: 3 });
     await edge.sync();
-    const expected: Partial<VerificationReport>[] = [];
+    const expected: Partial<BatchVerificationReport>[] = [];
     for (let i = 0; i < 5; i += 1) {
       const { token, jti } = await issue();
       assertValid(await edge.verify(token));

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { decodeIdCursor, encodeIdCursor } from '../../cursor.js';
+import { validationError } from '../../errors/app-error.js';
+import { checkIdempotencyKey } from '../../intent/intent-request.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
@@ -140,12 +142,19 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       config: needs('intent:create'),
       schema: {
         tags: ['approvals'],
-        summary: 'The one token of an approved escalation, for the principal that submitted the intent',
+        summary:
+          'The one token of an approved escalation, for the principal that submitted the intent; the same Idempotency-Key replays it',
         security: tenantSecurity,
         params: IdParams,
         response: { 200: IntentTokenResponse, ...errors },
       },
     },
-    async (request) => approvals.issueToken(principalOf(request), request.params.id),
+    async (request) => {
+      const key = request.headers['idempotency-key'];
+      const keyIssues = checkIdempotencyKey(key);
+      if (keyIssues.length > 0) throw validationError(keyIssues);
+      const idempotencyKey = typeof key === 'string' ? key : undefined;
+      return approvals.issueToken(principalOf(request), request.params.id, idempotencyKey);
+    },
   );
 };
