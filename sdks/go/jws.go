@@ -20,6 +20,11 @@ import (
 // minRSABits is the smallest RSA modulus accepted, as the TypeScript SDK (jose) does.
 const minRSABits = 2048
 
+// p256HalfOrder is n/2 for the order n of the P-256 group. For every ECDSA signature (r, s),
+// (r, n - s) verifies too; the service mints only the one with s <= n/2, so a token has exactly
+// one valid encoding, and the verifiers refuse the other (docs/decisions.md, "Hardening").
+var p256HalfOrder = new(big.Int).Rsh(elliptic.P256().Params().N, 1)
+
 var (
 	base64URL = regexp.MustCompile(`^[A-Za-z0-9_-]*$`)
 	// The tenant part may contain "-", so the fixed-shape parts are anchored at the end; like
@@ -196,8 +201,8 @@ func publicKey(jwk JWK, alg string) (crypto.PublicKey, error) {
 }
 
 // verifyCompactJWS checks the signature with the key's own algorithm, which the header must name,
-// so "alg": "none", HS256 keyed with the public key and every other algorithm confusion fail.
-// It returns "" when the signature verifies, else the problem.
+// so "alg": "none", HS256 keyed with the public key and every other algorithm confusion fail; an
+// ES256 signature must be low-S. It returns "" when the signature verifies, else the problem.
 func verifyCompactJWS(parts *compactJWS, jwk JWK) string {
 	alg, err := keyAlgorithm(jwk)
 	if err != nil {
@@ -223,6 +228,9 @@ func verifyCompactJWS(parts *compactJWS, jwk JWK) string {
 		if len(parts.signature) == 64 {
 			r := new(big.Int).SetBytes(parts.signature[:32])
 			s := new(big.Int).SetBytes(parts.signature[32:])
+			if s.Cmp(p256HalfOrder) > 0 {
+				return "the ES256 signature is not in low-S form"
+			}
 			ok = ecdsa.Verify(k, digest[:], r, s)
 		}
 	case *rsa.PublicKey:

@@ -32,31 +32,12 @@ const tokens = load<{
   vectors: { name: string; token: string; consumedNonces: string[]; expected: Expectation }[];
 }>('tokens.json');
 
-/**
- * Vectors whose contract result this verifier does not give yet, and what it gives instead. The
- * contract's TOKEN_NOT_YET_VALID (an `iat` or `nbf` beyond the skew) arrives with the hardening
- * branch; until it is merged these run as `todo`. Remove an entry once its vector passes.
- */
-const PENDING: Record<string, string> = {
-  'EdDSA/not-yet-valid-iat': 'TOKEN_TTL_EXCEEDS_LIMIT',
-  'ES256/not-yet-valid-iat': 'TOKEN_TTL_EXCEEDS_LIMIT',
-  'RS256/not-yet-valid-iat': 'TOKEN_TTL_EXCEEDS_LIMIT',
-  'EdDSA/not-yet-valid-nbf': 'valid',
-  'ES256/not-yet-valid-nbf': 'valid',
-  'RS256/not-yet-valid-nbf': 'valid',
-  'EdDSA/order-not-yet-valid-before-decision': 'TOKEN_DECISION_INVALID',
-  'ES256/order-not-yet-valid-before-decision': 'TOKEN_DECISION_INVALID',
-  'RS256/order-not-yet-valid-before-decision': 'TOKEN_DECISION_INVALID',
-};
-
 describe('shared vectors: Authority Decision Tokens', () => {
   const nowMs = tokens.now * 1000;
   const jwks = staticJwks(tokens.jwks);
   assert.ok(tokens.vectors.length > 100);
   for (const vector of tokens.vectors) {
-    const pending = PENDING[vector.name];
-    const todo = pending === undefined ? undefined : `this verifier still reports ${pending}`;
-    it(vector.name, { todo }, async () => {
+    it(vector.name, async () => {
       const nonceStore = new InMemoryNonceStore({ clock: () => nowMs });
       const context = { token: vector.token, ...tokens.expected };
       for (const nonce of vector.consumedNonces) {

@@ -4,8 +4,8 @@
 // form is easy to get wrong (exponents, UTF-16 key order, escapes).
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { compact, type Expectation, TENANT, tokenClaims } from './token-vectors.js';
-import { ALGS, type Alg, key, signInput, type VectorKey } from './vector-keys.js';
+import { compact, type Expectation, es256Twins, TENANT, tokenClaims } from './token-vectors.js';
+import { ALGS, type Alg, key, signatureTwins, signInput, type VectorKey } from './vector-keys.js';
 
 const INTENT = '0190f5c2-1111-7000-8000-000000000001';
 const OTHER_INTENT = '0190f5c2-1111-7000-8000-000000000002';
@@ -79,20 +79,22 @@ function buildChain(): Entry[] {
   return chain;
 }
 
-function signSeal(receipt: Json, sealKey: VectorKey, typ = SEAL_TYP): Json {
+/** Signs the seal with `sealKey`; with `highS`, with the high-S twin of an ES256 signature. */
+function signSeal(receipt: Json, sealKey: VectorKey, typ = SEAL_TYP, highS = false): Json {
   const { signature: _old, ...fields } = receipt.seal as Json;
   const header = Buffer.from(JSON.stringify({ alg: sealKey.alg, typ, kid: sealKey.kid })).toString(
     'base64url',
   );
-  const input = `${header}.${Buffer.from(jcs(fields), 'utf8').toString('base64url')}`;
-  const signature = signInput(sealKey, sealKey.alg, Buffer.from(input, 'ascii')).toString('base64url');
-  return { ...receipt, seal: { ...fields, signature: `${input}.${signature}` } };
+  const input = Buffer.from(`${header}.${Buffer.from(jcs(fields), 'utf8').toString('base64url')}`, 'ascii');
+  const signature = highS ? signatureTwins(sealKey, input).high : signInput(sealKey, sealKey.alg, input);
+  return { ...receipt, seal: { ...fields, signature: `${input}.${signature.toString('base64url')}` } };
 }
 
 interface Spec {
   sealKey: VectorKey;
   tokenKey?: VectorKey;
-  token?: 'none';
+  /** No token, or an ES256 token (by `tokenKey`) signed with the high-S twin. */
+  token?: 'none' | 'high-s';
   decision?: string;
   tokenOverrides?: Json;
   entries?: Entry[];
@@ -105,13 +107,14 @@ function buildReceipt(chain: Entry[], name: string, spec: Spec): Json {
   const headIndex = spec.headIndex ?? CHAIN_LENGTH - 1;
   const head = chain[headIndex];
   // Issued in 2020 and long expired: receipts are verified after their tokens expire.
+  const tokenKey = spec.tokenKey ?? spec.sealKey;
+  const claims = tokenClaims(name, { iat: 1_600_000_000, intentId: INTENT, ...spec.tokenOverrides });
   const token =
     spec.token === 'none'
       ? null
-      : compact(
-          spec.tokenKey ?? spec.sealKey,
-          tokenClaims(name, { iat: 1_600_000_000, intentId: INTENT, ...spec.tokenOverrides }),
-        );
+      : spec.token === 'high-s'
+        ? es256Twins(tokenKey, claims).high
+        : compact(tokenKey, claims);
   const unsealed: Json = {
     receiptVersion: 1,
     intentId: INTENT,
@@ -283,6 +286,13 @@ export function receiptVectors(keys: Record<string, VectorKey>) {
   );
 
   add(
+    'seal-high-s',
+    'an ES256 seal signed with the high-S twin of its signature',
+    signSeal(receipt('seal-high-s', { sealKey: active('ES256') }), active('ES256'), SEAL_TYP, true),
+    fails('SEAL_SIGNATURE_INVALID'),
+  );
+
+  add(
     'token-other-intent',
     'a genuine token of another intent',
     receipt('token-intent', { tokenOverrides: { intentId: OTHER_INTENT } }),
@@ -292,6 +302,12 @@ export function receiptVectors(keys: Record<string, VectorKey>) {
     'token-forged',
     'a token signed under the real kid by another key',
     receipt('token-forged', { tokenKey: key(keys, 'EdDSA/impostor') }),
+    fails('TOKEN_INVALID'),
+  );
+  add(
+    'token-high-s',
+    'an ES256 token signed with the high-S twin of its signature',
+    receipt('token-high-s', { tokenKey: active('ES256'), token: 'high-s' }),
     fails('TOKEN_INVALID'),
   );
   add(

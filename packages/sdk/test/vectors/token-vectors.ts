@@ -1,7 +1,7 @@
 // Authority Decision Token vectors: valid tokens and tokens that fail each check of contract §5, for
 // each algorithm, with the reason the contract says a verifier must report (the first failing check).
 import { createHash, createHmac } from 'node:crypto';
-import { ALGS, type Alg, key, signInput, type VectorKey } from './vector-keys.js';
+import { ALGS, type Alg, key, signatureTwins, signInput, type VectorKey } from './vector-keys.js';
 
 /** The verifier's clock in every token vector, unix seconds. */
 export const TOKEN_NOW = 1_700_000_100;
@@ -74,6 +74,20 @@ export function compact(
   const input = `${b64url(protectedHeader)}.${b64url(payload)}`;
   const alg = String(protectedHeader.alg);
   return `${input}.${signInput(signer, alg, Buffer.from(input, 'ascii')).toString('base64url')}`;
+}
+
+/**
+ * Two ES256 tokens over the same claims whose signatures are twins, (r, s) and (r, n - s): `high`
+ * (s > n/2, a correct ECDSA signature that every verifier must refuse) and `low`, the one the
+ * service mints.
+ */
+export function es256Twins(
+  signer: VectorKey,
+  claims: Record<string, unknown>,
+): { high: string; low: string } {
+  const input = `${b64url({ alg: 'ES256', typ: 'JWT', kid: signer.kid })}.${b64url(claims)}`;
+  const { high, low } = signatureTwins(signer, Buffer.from(input, 'ascii'));
+  return { high: `${input}.${high.toString('base64url')}`, low: `${input}.${low.toString('base64url')}` };
 }
 
 /** The token with one payload member changed after signing. */
@@ -378,7 +392,33 @@ function specific(keys: Record<string, VectorKey>): TokenVector[] {
     consumedNonces: [],
     expected,
   });
+  const twins = es256Twins(es, tokenClaims('ES256/s-twins'));
+  const expiredTwins = es256Twins(
+    es,
+    tokenClaims('ES256/order-high-s-before-expiry', { iat: TOKEN_NOW - 400 }),
+  );
   return [
+    vector(
+      'ES256/valid-low-s-twin',
+      'ES256',
+      'the low-S twin (r, n - s) of ES256/signature-high-s-twin: the form the service mints',
+      twins.low,
+      VALID,
+    ),
+    vector(
+      'ES256/signature-high-s-twin',
+      'ES256',
+      'the high-S twin (r, s > n/2) of ES256/valid-low-s-twin: a correct ECDSA signature, but not low-S',
+      twins.high,
+      fails('SIGNATURE_VERIFICATION_FAILED'),
+    ),
+    vector(
+      'ES256/order-high-s-before-expiry',
+      'ES256',
+      'a high-S signature on an expired token',
+      expiredTwins.high,
+      fails('SIGNATURE_VERIFICATION_FAILED'),
+    ),
     vector(
       'RS256/signature-ps256-same-key',
       'RS256',

@@ -1,7 +1,8 @@
 // The fixed signing keys of the shared test vectors (sdks/test-vectors). They live, private parts
 // included, in keys.json beside this file, so that regenerating the vectors signs with the same keys
 // (EdDSA and RS256 signatures are then byte-identical; ES256 signatures are randomized by design).
-// Test-only keys: nothing outside these vectors trusts them.
+// Test-only keys: nothing outside these vectors trusts them. ES256 signatures are low-S, normalized
+// by the service's own toLowS, as the service mints them (docs/decisions.md, "Hardening").
 import {
   constants,
   createPrivateKey,
@@ -10,8 +11,10 @@ import {
   type JsonWebKey,
   type KeyObject,
   sign,
+  verify,
 } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { toLowS } from '../../../server/src/tokens/algorithms.js';
 
 export type Alg = 'EdDSA' | 'ES256' | 'RS256';
 export const ALGS: readonly Alg[] = ['EdDSA', 'ES256', 'RS256'];
@@ -123,9 +126,14 @@ export function key(keys: Record<string, VectorKey>, name: string): VectorKey {
   return found;
 }
 
+/** A raw `r || s` ECDSA P-256 signature as OpenSSL makes it: S is high about half of the time. */
+function ecdsaSignature(vectorKey: VectorKey, input: Buffer): Buffer {
+  return sign('sha256', input, { key: vectorKey.privateKey, dsaEncoding: 'ieee-p1363' });
+}
+
 /**
  * Signs JWS signing input with `alg` (which need not be the key's: algorithm confusion vectors
- * sign RS256 keys under PS256). ES256 signatures are raw `r || s`, as JWS requires.
+ * sign RS256 keys under PS256). ES256 signatures are raw `r || s`, as JWS requires, in low-S form.
  *
  * @example
  * ```ts
@@ -137,7 +145,7 @@ export function signInput(vectorKey: VectorKey, alg: string, input: Buffer): Buf
     case 'EdDSA':
       return sign(null, input, vectorKey.privateKey);
     case 'ES256':
-      return sign('sha256', input, { key: vectorKey.privateKey, dsaEncoding: 'ieee-p1363' });
+      return toLowS('ES256', ecdsaSignature(vectorKey, input));
     case 'RS256':
       return sign('sha256', input, vectorKey.privateKey);
     case 'PS256':
@@ -149,4 +157,29 @@ export function signInput(vectorKey: VectorKey, alg: string, input: Buffer): Buf
     default:
       throw new Error(`the generator cannot sign ${alg}`);
   }
+}
+
+/**
+ * Both ES256 signatures of `input` that share one `r`: `high` = (r, s) with s > n/2, a correct
+ * ECDSA signature that verifiers must refuse, and `low` = (r, n - s), its low-S twin, the one the
+ * service writes. ECDSA signing is randomized, so this signs until S comes out high (each try
+ * does with probability 1/2) and lets the service's toLowS make the twin.
+ *
+ * @example
+ * ```ts
+ * const { high, low } = signatureTwins(key(keys, 'ES256/active'), Buffer.from('header.payload'));
+ * ```
+ */
+export function signatureTwins(vectorKey: VectorKey, input: Buffer): { high: Buffer; low: Buffer } {
+  for (let attempt = 0; attempt < 128; attempt += 1) {
+    const high = ecdsaSignature(vectorKey, input);
+    const low = toLowS('ES256', high);
+    if (low.equals(high)) continue;
+    const options = { key: createPublicKey(vectorKey.privateKey), dsaEncoding: 'ieee-p1363' } as const;
+    if (!verify('sha256', input, options, high) || !verify('sha256', input, options, low)) {
+      throw new Error('an ECDSA twin does not verify');
+    }
+    return { high, low };
+  }
+  throw new Error('no high-S ECDSA signature in 128 tries');
 }

@@ -29,6 +29,10 @@ _BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
 # JavaScript's ".", the tenant part never spans a line terminator.
 _KID = re.compile(r"([^\n\r\u2028\u2029]+)-([0-9]{1,12})-([A-Z2-7]{8})")
 _MIN_RSA_BITS = 2048
+# Half the order n of the P-256 group (cryptography does not publish n). For every ECDSA signature
+# (r, s), (r, n - s) verifies too; the service mints only the one with s <= n/2, so a token has
+# exactly one valid encoding, and the verifiers refuse the other (docs/decisions.md, "Hardening").
+_P256_HALF_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551 // 2
 
 
 def load_pyjwt() -> ModuleType:
@@ -137,10 +141,22 @@ def _public_key(jwt: ModuleType, jwk: dict[str, Any], alg: str) -> Any:
     return key
 
 
+def has_high_s(signature: bytes) -> bool:
+    """Whether a raw ``r || s`` ES256 signature has s > n/2 (PyJWT accepts both twins). A signature
+    that is not 64 bytes is left to PyJWT, which refuses it.
+
+    >>> has_high_s(bytes(32) + (_P256_HALF_ORDER + 1).to_bytes(32, "big"))
+    True
+    >>> has_high_s(bytes(32) + _P256_HALF_ORDER.to_bytes(32, "big"))
+    False
+    """
+    return len(signature) == 64 and int.from_bytes(signature[32:], "big") > _P256_HALF_ORDER
+
+
 def verify_compact_jws(parts: CompactJws, jwk: dict[str, Any]) -> bytes | str:
     """The verified payload bytes, or why the signature does not verify. The algorithm is the key's
     own ``alg`` and the header must name exactly it, so ``alg: none``, HS256 keyed with the public
-    key and every other algorithm confusion fail here."""
+    key and every other algorithm confusion fail here; an ES256 signature must be low-S."""
     jwt = load_pyjwt()
     try:
         alg = key_algorithm(jwk)
@@ -158,6 +174,8 @@ def verify_compact_jws(parts: CompactJws, jwk: dict[str, Any]) -> bytes | str:
     signing_input = f"{header_part}.{payload_part}".encode("ascii")
     # The parts passed the canonical base64url check, so they decode.
     payload, signature = b64url_decode(payload_part), b64url_decode(signature_part)
+    if alg == "ES256" and has_high_s(signature or b""):
+        return "the ES256 signature is not in low-S form"
     try:
         algorithm = jwt.PyJWS().get_algorithm_by_name(alg)
         verified = algorithm.verify(signing_input, algorithm.prepare_key(key), signature)
