@@ -126,6 +126,21 @@ export function entryFromRow(
   return { ...parsed, entryHash: row.entry_hash };
 }
 
+/**
+ * The audit entries of one intent, found through the (tenant_id, intent_id) index, so reading them
+ * costs the intent's entries, not the chain's. The query has no ORDER BY on purpose: with one,
+ * SQLite prefers the primary key (tenant_id, idx), which yields rows in order but scans the
+ * tenant's whole chain. Callers sort the few rows (byIndex).
+ */
+export function intentEntriesQuery(db: Kysely<Database>, tenantId: string, intentId: string) {
+  return db.selectFrom('audit_entries').where('tenant_id', '=', tenantId).where('intent_id', '=', intentId);
+}
+
+/** Chain order, for rows read without ORDER BY. */
+export function byIndex(a: { idx: number }, b: { idx: number }): number {
+  return a.idx - b.idx;
+}
+
 export async function readHead(db: Kysely<Database>, tenantId: string): Promise<ChainHead | undefined> {
   const row = await db
     .selectFrom('audit_heads')

@@ -7,7 +7,7 @@ import type { Principal } from '../tenancy/principal.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import type { AuditEntry } from './audit-entry.js';
 import { principalEvent } from './audit-entry.js';
-import { appendAudit, entryFromRow } from './audit-log.js';
+import { appendAudit, byIndex, entryFromRow, intentEntriesQuery } from './audit-log.js';
 import { type ChainVerification, verifyStoredChain } from './chain-verification.js';
 import { type Checkpoint, listCheckpoints, type PublicKeyLookup } from './checkpoints.js';
 import { type TimelineEvent, toTimelineEvent } from './timeline.js';
@@ -54,14 +54,10 @@ export function createAuditService(deps: {
   return {
     /** Every entry of one intent, in chain order. */
     async entriesForIntent(tenantId: string, intentId: string): Promise<AuditEntry[]> {
-      const rows = await db
-        .selectFrom('audit_entries')
-        .select(['canonical', 'entry_hash'])
-        .where('tenant_id', '=', tenantId)
-        .where('intent_id', '=', intentId)
-        .orderBy('idx')
+      const rows = await intentEntriesQuery(db, tenantId, intentId)
+        .select(['idx', 'canonical', 'entry_hash'])
         .execute();
-      return rows.map(entryFromRow);
+      return rows.sort(byIndex).map(entryFromRow);
     },
 
     async timeline(

@@ -17,6 +17,7 @@ import { type MintedToken, mintDecisionToken } from '../tokens/decision-token.js
 import type { SigningKeyService } from '../tokens/signing-keys.js';
 import type { DecisionEvent } from '../webhooks/events.js';
 import { enqueueEvents } from '../webhooks/outbox.js';
+import { argsPreview } from './args-preview.js';
 import { loadDecisionContext } from './decision-context.js';
 import { evaluateIntent, type IntentEvaluation } from './evaluate-intent.js';
 import type { Idempotency } from './idempotency.js';
@@ -30,8 +31,6 @@ import type { PolicyStore } from './policy-store.js';
 import type { ThresholdSettings } from './thresholds.js';
 
 export const INTENT_IDEMPOTENCY_SCOPE = 'intent';
-const PREVIEW_LIMIT = 256;
-const SECRET_KEY = /secret|token|password|key/i;
 
 export interface IntentResponse {
   intentId: string;
@@ -47,15 +46,6 @@ export interface IntentResponse {
 export interface SubmitResult {
   statusCode: number;
   body: IntentResponse;
-}
-
-/** A JSON preview of args with values under secret-looking keys redacted, at most 256 characters. */
-export function argsPreview(args: unknown): string | null {
-  if (args === undefined) return null;
-  const text = JSON.stringify(args, (key, value) =>
-    key !== '' && SECRET_KEY.test(key) ? '[redacted]' : value,
-  );
-  return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT - 1)}…` : text;
 }
 
 /** A failure inside the authority loop: 503 when the database is gone, else 500 AUTHORITY_LOOP_FAILED. */

@@ -1,3 +1,4 @@
+import { byIndex, intentEntriesQuery } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { Storage } from '../storage/database.js';
 import { escalationStatus, intentStatus } from './approvals.js';
@@ -45,13 +46,9 @@ export function createIntentReads(deps: { storage: Storage; clock: Clock }) {
     async get(tenantId: string, intentId: string): Promise<IntentView | undefined> {
       const record = await intentRepository.get(db, tenantId, intentId);
       if (!record) return undefined;
-      const entries = await db
-        .selectFrom('audit_entries')
-        .select(['idx', 'event_type', 'entry_hash'])
-        .where('tenant_id', '=', tenantId)
-        .where('intent_id', '=', intentId)
-        .orderBy('idx')
-        .execute();
+      const entries = (
+        await intentEntriesQuery(db, tenantId, intentId).select(['idx', 'event_type', 'entry_hash']).execute()
+      ).sort(byIndex);
       return {
         ...toView(record, deps.clock()),
         auditEntries: entries.map((e) => ({
