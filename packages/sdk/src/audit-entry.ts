@@ -1,32 +1,15 @@
 import { canonicalJson, sha256Hex } from './canonical.js';
 import { isRecord } from './keys.js';
+import type { AuditEntry } from './wire/audit.js';
 
 /** `previousHash` of entry 0 of every chain: 64 zeros. */
 export const GENESIS_HASH = '0'.repeat(64);
 
 /**
  * One entry of a tenant's hash-chained audit log, as exported and as embedded in receipts
- * (docs/audit-chain.md, "Entries").
+ * (docs/audit-chain.md, "Entries"); the wire contract's `AuditEntry`.
  */
-export interface AuditEntry {
-  /** Position in the tenant's chain, from 0, without gaps. */
-  index: number;
-  tenantId: string;
-  correlationId: string | null;
-  /** The intent the entry is about; `null` for configuration and physical events. */
-  intentId: string | null;
-  actorId: string;
-  actorType: string;
-  eventType: string;
-  /** Event-specific JSON value (see the docs' table of event types). */
-  payload: unknown;
-  /** The predecessor's `entryHash`; {@link GENESIS_HASH} for entry 0. */
-  previousHash: string;
-  /** `sha256_hex(JCS(entry without entryHash))`. */
-  entryHash: string;
-  /** Always `YYYY-MM-DDTHH:mm:ss.sssZ`. */
-  createdAt: string;
-}
+export type { AuditEntry };
 
 /** @internal 64 lower-case hex digits: a SHA-256 as the chain writes it. */
 export const HASH_PATTERN = /^[0-9a-f]{64}$/;

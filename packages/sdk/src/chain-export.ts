@@ -11,6 +11,7 @@ import { type PinnedKeys, pinnedKeySource } from './jwks.js';
 import { verifySignedStatement } from './jws.js';
 import { isRecord } from './keys.js';
 import type { ChainExportReason } from './reasons.js';
+import type { Checkpoint } from './wire/audit.js';
 
 /** The JWS `typ` of a checkpoint. */
 export const CHECKPOINT_TYP = 'authority-checkpoint+jws';
@@ -26,19 +27,8 @@ export const CHECKPOINT_WINDOW = 1_024;
 /** {@link VerifyChainExportOptions.onProgress} is called each time this many more entries verified. */
 export const PROGRESS_INTERVAL = 10_000;
 
-/** A signed statement of the chain head (docs/audit-chain.md, "Checkpoints"). */
-export interface Checkpoint {
-  tenantId: string;
-  /** The index of the entry it names. */
-  index: number;
-  /** That entry's hash. */
-  entryHash: string;
-  issuedAt: string;
-  /** The tenant key that signed. */
-  kid: string;
-  /** Compact JWS over exactly `JCS({tenantId, index, entryHash, issuedAt})`. */
-  signature: string;
-}
+/** A signed statement of the chain head (docs/audit-chain.md, "Checkpoints"): the wire contract's `Checkpoint`. */
+export type { Checkpoint };
 
 /** Options of {@link verifyChainExport}. */
 export interface VerifyChainExportOptions {

@@ -12,6 +12,8 @@
  *   `service-edge-verifier`, or `iss` not the configured issuer.
  * - `TOKEN_EXPIRED`: now ≥ `service.expiresAtMs` + clock skew.
  * - `TOKEN_REVOKED`: the `jti` is on the synced revocation list.
+ * - `TOKEN_NOT_YET_VALID`: `service.issuedAtMs`, `iat` or `nbf` (when present) later than now +
+ *   clock skew.
  * - `TOKEN_ACTOR_MISMATCH`: `service.actorIdentity` is not the expected actor.
  * - `TOKEN_TENANT_MISMATCH`: `service.tenantId` is not the verifier's tenant.
  * - `KEY_SOURCE_UNAVAILABLE`: SDK-local and operational; only a custom `jwks` key source that
@@ -31,6 +33,7 @@ export const EDGE_VERIFICATION_REASONS = [
   'SIGNATURE_VERIFICATION_FAILED',
   'TOKEN_EXPIRED',
   'TOKEN_REVOKED',
+  'TOKEN_NOT_YET_VALID',
   'TOKEN_ACTOR_MISMATCH',
   'TOKEN_TENANT_MISMATCH',
   'KEY_SOURCE_UNAVAILABLE',

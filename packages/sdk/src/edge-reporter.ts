@@ -1,6 +1,7 @@
 import { callService, type EdgeCallContext, EdgeServiceError } from './edge-http.js';
 import { isRecord } from './keys.js';
-import { ReportQueue, type VerificationReport } from './report-queue.js';
+import { ReportQueue } from './report-queue.js';
+import type { BatchVerificationReport } from './wire/physical.js';
 
 /** What one {@link EdgeVerifier.flushReports} delivered. */
 export interface EdgeReportFlush {
@@ -69,7 +70,7 @@ export class EdgeReporter {
   }
 
   /** Queues a report (dropping the oldest when full). */
-  push(report: VerificationReport): void {
+  push(report: BatchVerificationReport): void {
     this.#queue.push(report);
   }
 

@@ -10,9 +10,9 @@ import {
   MAX_PHYSICAL_TOKEN_LIFETIME_MS,
   type PhysicalTokenClaims,
 } from './physical-token-claims.js';
-import type { VerificationReport } from './report-queue.js';
 import { parseRevocationPage, RevocationList } from './revocation-list.js';
 import { MAX_TOKEN_LENGTH } from './verify.js';
+import type { BatchVerificationReport } from './wire/physical.js';
 
 /** Options of one {@link EdgeVerifier.verify} call. */
 export interface EdgeVerifyOptions {
@@ -260,6 +260,10 @@ export class EdgeVerifier {
     });
     if (now >= service.expiresAtMs + s.clockSkewMs) return failed('TOKEN_EXPIRED', 'the token expired');
     if (this.#revocations.has(jti)) return failed('TOKEN_REVOKED', 'the token was revoked');
+    const notBeforeMs = Math.max(service.issuedAtMs, claims.iat * 1000, (claims.nbf ?? claims.iat) * 1000);
+    if (notBeforeMs > now + s.clockSkewMs) {
+      return failed('TOKEN_NOT_YET_VALID', 'the token is not valid yet (issuedAtMs, iat or nbf)');
+    }
     if (service.actorIdentity !== actor)
       return failed('TOKEN_ACTOR_MISMATCH', 'the token is for another actor');
     if (service.tenantId !== s.tenantId)
@@ -267,7 +271,7 @@ export class EdgeVerifier {
     return { result: { valid: true, claims }, claims };
   }
 
-  #enqueue(report: VerificationReport): void {
+  #enqueue(report: BatchVerificationReport): void {
     this.#reporter.push(report);
     if (this.#running && this.#reporter.flushing === undefined && this.#reporter.batchReady) {
       this.#scheduleReports(0);

@@ -11,6 +11,33 @@ export {
   type VerifyChainExportOptions,
   verifyChainExport,
 } from './chain-export.js';
+export {
+  AuthorityApiError,
+  CLIENT_ERROR_CODES,
+  type ClientErrorCode,
+  RETRYABLE_STATUSES,
+} from './client/api-error.js';
+export type { ApprovalsResource, TokensResource } from './client/approvals.js';
+export type { AuditResource } from './client/audit.js';
+export { AuthorityClient, type AuthorityClientOptions } from './client/authority-client.js';
+export { type BackoffSettings, DEFAULT_BACKOFF } from './client/backoff.js';
+export type { ConnectorsResource } from './client/connectors.js';
+export type {
+  FetchedToken,
+  IntentInput,
+  IntentSubmission,
+  IntentsResource,
+  SubmitOptions,
+  SubmittedIntent,
+  WaitOptions,
+} from './client/intents.js';
+export type { KeysResource } from './client/keys.js';
+export { PagedList } from './client/paged-list.js';
+export type { PhysicalDecision, PhysicalDenial, PhysicalResource } from './client/physical.js';
+export type { PoliciesResource, TenantResource, ThresholdsResource } from './client/policies.js';
+export { type IdempotentCallOptions, newIdempotencyKey } from './client/resource.js';
+export type { CallOptions } from './client/transport.js';
+export type { WebhooksResource } from './client/webhooks.js';
 export { EdgeServiceError } from './edge-http.js';
 export { EDGE_VERIFICATION_REASONS, type EdgeVerificationReason } from './edge-reasons.js';
 export type { EdgeReportFlush } from './edge-reporter.js';
@@ -77,8 +104,8 @@ export {
   type VerifyReceiptOptions,
   verifyReceipt,
 } from './receipt.js';
-export type { VerificationReport } from './report-queue.js';
 export { REVOCATIONS_PAGE_LIMIT, type Revocation } from './revocation-list.js';
+export * from './transparency/index.js';
 export {
   AUTHORITY_ISSUER,
   type AuthorityTokenClaims,
@@ -102,3 +129,7 @@ export {
   type WebhookVerification,
   type WebhookVerificationReason,
 } from './webhook.js';
+// The wire contract: every constant as a value, every schema's static type (the schemas themselves
+// are in `@authority-runtime/sdk/wire`, which loads the schema library).
+export * from './wire/constants.js';
+export type * from './wire/index.js';

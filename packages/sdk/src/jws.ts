@@ -104,8 +104,8 @@ export async function resolveKey(
  * @internal
  * Verifies a structurally checked compact JWS under `jwk`. The algorithm is the key's own `alg`
  * (EdDSA, RS256 or ES256, matching the key type) and the header must name exactly it, so `alg:
- * none`, HS256 keyed with the public key and any other algorithm confusion fail. Returns the
- * verified payload bytes, or why verification failed.
+ * none`, HS256 keyed with the public key and any other algorithm confusion fail; an ES256
+ * signature must be low-S. Returns the verified payload bytes, or why verification failed.
  *
  * @example
  * ```ts
@@ -123,6 +123,9 @@ export async function verifyCompactJws(
   if (parts.header.alg !== bound.alg) {
     return { problem: `header alg ${JSON.stringify(parts.header.alg)} is not the key's ${bound.alg}` };
   }
+  if (bound.alg === 'ES256' && hasHighS(parts.compact)) {
+    return { problem: 'the ES256 signature is not in low-S form' };
+  }
   try {
     const key = await importKey(jwk, bound.alg);
     const verified = await compactVerify(parts.compact, key, { algorithms: [bound.alg] });
@@ -130,6 +133,21 @@ export async function verifyCompactJws(
   } catch (error) {
     return { problem: `signature check failed: ${describe(error)}` };
   }
+}
+
+/** Half the order of the P-256 group. */
+const P256_HALF_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n >> 1n;
+
+/**
+ * Whether an ES256 JWS carries a high S. For every ECDSA signature (r, s), (r, n - s) verifies too;
+ * the service mints only the low one (s ≤ n/2), so a token has exactly one valid encoding, as it
+ * has exactly one canonical base64url (docs/decisions.md). A signature that is not 64 bytes is left
+ * to jose, which refuses it.
+ */
+function hasHighS(compact: string): boolean {
+  const signature = Buffer.from(compact.slice(compact.lastIndexOf('.') + 1), 'base64url');
+  if (signature.length !== 64) return false;
+  return BigInt(`0x${signature.subarray(32).toString('hex')}`) > P256_HALF_ORDER;
 }
 
 function importKey(jwk: JWK, alg: SupportedAlgorithm): Promise<CryptoKey | Uint8Array> {

@@ -1,7 +1,15 @@
 import { isRecord } from './keys.js';
+import {
+  EDGE_VERIFIER_AUDIENCE,
+  REAL_TIME_TIERS,
+  type RealTimeTier,
+  SAFE_DEFAULTS,
+  type SafeDefault,
+} from './wire/constants.js';
+import type { PhysicalServiceClaims, PhysicalTokenClaims } from './wire/tokens.js';
 
-/** The audience every physical authority token carries (`aud`). */
-export const EDGE_VERIFIER_AUDIENCE = 'service-edge-verifier';
+export type { PhysicalServiceClaims, PhysicalTokenClaims };
+export { EDGE_VERIFIER_AUDIENCE, REAL_TIME_TIERS, type RealTimeTier, SAFE_DEFAULTS, type SafeDefault };
 
 /** The value of the claim `service.version` of a physical authority token. */
 export const PHYSICAL_TOKEN_VERSION = 2;
@@ -11,70 +19,6 @@ export const PHYSICAL_TOKEN_VERSION = 2;
  * `dagNode.deadlineMs` to 1..300,000). The edge verifier relies on it to forget old revocations.
  */
 export const MAX_PHYSICAL_TOKEN_LIFETIME_MS = 300_000;
-
-/** The safe-default actions of the physical surface. */
-export const SAFE_DEFAULTS = [
-  'stop',
-  'hold-position',
-  'request-operator',
-  'transition-safe-state',
-  'abort-mission',
-  'ignore',
-] as const;
-
-/** One of {@link SAFE_DEFAULTS}. */
-export type SafeDefault = (typeof SAFE_DEFAULTS)[number];
-
-/** The real-time tiers of a DAG node. */
-export const REAL_TIME_TIERS = ['best-effort', 'rt-soft', 'rt-hard'] as const;
-
-/** One of {@link REAL_TIME_TIERS}. */
-export type RealTimeTier = (typeof REAL_TIME_TIERS)[number];
-
-/** The namespaced claims of a physical authority token (the JWT claim `service`). */
-export interface PhysicalServiceClaims {
-  version: typeof PHYSICAL_TOKEN_VERSION;
-  /** The classified open-intent code, `OI-NNN` or `OI-NNNN`. */
-  oiCode: string;
-  /** The issuing tenant. The physical signer is shared by all tenants, so this must be checked. */
-  tenantId: string;
-  /** The actor the token is bound to (equals `sub`). */
-  actorIdentity: string;
-  /** How the actor identity is expressed, e.g. `ieee-802-1ar-devid`. */
-  actorIdentityKind: string;
-  /** Lifetime in ms, 1..300,000. */
-  deadlineMs: number;
-  /** Issuance time, ms since the epoch (server clock). */
-  issuedAtMs: number;
-  /** `issuedAtMs + deadlineMs`: the instant the token stops being valid. */
-  expiresAtMs: number;
-  safeDefault: SafeDefault;
-  safetyBit: boolean;
-  /** Safety categories, each `OI-29NN`. */
-  safetyCitations: string[];
-  dagNodeId: string;
-  realTimeTier: RealTimeTier;
-  /** The evaluated state snapshot, or `null`. */
-  physicalStateRef: string | null;
-  /** The approved escalation ticket the token was issued after, or `null`. */
-  operatorTicketId: string | null;
-}
-
-/** The claims of a verified physical authority token. */
-export interface PhysicalTokenClaims {
-  /** The issuer, as the service stamps it. */
-  iss: string;
-  /** The actor identity (equals `service.actorIdentity`). */
-  sub: string;
-  aud: typeof EDGE_VERIFIER_AUDIENCE;
-  /** Unix seconds. */
-  iat: number;
-  /** Unix seconds; `iat + ceil(deadlineMs / 1000)`. */
-  exp: number;
-  /** The token id: the key of its audit entry and of its revocation. */
-  jti: string;
-  service: PhysicalServiceClaims;
-}
 
 const OI_CODE = /^OI-[0-9]{3,4}$/;
 const SAFETY_CITATION = /^OI-29[0-9]{2}$/;
@@ -104,6 +48,7 @@ export function decodePhysicalClaims(payload: unknown): PhysicalTokenClaims | st
   for (const name of ['iat', 'exp'] as const) {
     if (!Number.isSafeInteger(payload[name])) return `claim ${name} is missing or not an integer`;
   }
+  if (payload.nbf !== undefined && !Number.isSafeInteger(payload.nbf)) return 'claim nbf is not an integer';
   const service = payload.service;
   if (!isRecord(service)) return 'claim service is missing or not an object';
   const problem = serviceProblem(service);

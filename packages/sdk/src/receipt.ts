@@ -1,5 +1,4 @@
 import {
-  type AuditEntry,
   auditEntryHash,
   checkEntryShape,
   GENESIS_HASH,
@@ -8,46 +7,23 @@ import {
   isChainTimestamp,
 } from './audit-entry.js';
 import { canonicalJson, sameJson } from './canonical.js';
-import { type JwksDocument, type PinnedKeys, pinnedKeySource } from './jwks.js';
+import { type PinnedKeys, pinnedKeySource } from './jwks.js';
 import { resolveKey, verifySignedStatement } from './jws.js';
 import { isRecord } from './keys.js';
 import type { ReceiptVerificationReason } from './reasons.js';
 import { type AuthorityTokenClaims, verifyTokenSignature } from './verify.js';
+import type { Receipt, ReceiptSeal } from './wire/audit.js';
 
 /** The JWS `typ` of a receipt seal. */
 export const RECEIPT_SEAL_TYP = 'authority-receipt-seal+jws';
 
 /**
  * The seal of a receipt: a signed statement of the chain head that also binds the intent's
- * entries. `signature` is a compact JWS over exactly `JCS(seal without signature)`.
+ * entries. `signature` is a compact JWS over exactly `JCS(seal without signature)`. An intent's
+ * receipt is `GET /intent/:id/receipt` (docs/audit-chain.md, "Receipt"). Both are the wire
+ * contract's types.
  */
-export interface ReceiptSeal {
-  tenantId: string;
-  intentId: string;
-  /** The hashes of the receipt's `entries`, in order. */
-  entryHashes: string[];
-  /** The chain head when the receipt was issued: every entry's index is at most this. */
-  headIndex: number;
-  headHash: string;
-  issuedAt: string;
-  signature: string;
-}
-
-/** An intent's receipt, `GET /intent/:id/receipt` (docs/audit-chain.md, "Receipt"). */
-export interface Receipt {
-  receiptVersion: 1;
-  intentId: string;
-  tenantId: string;
-  /** The intent's decision, e.g. `APPROVED` or `DENIED`. */
-  decision: string;
-  /** The Authority Decision Token, or `null` when none was issued. */
-  token: string | null;
-  /** The intent's audit entries, in chain order. */
-  entries: AuditEntry[];
-  seal: ReceiptSeal;
-  /** Informational copy of the tenant's JWKS: never trusted, only compared with the pinned keys. */
-  jwks: JwksDocument;
-}
+export type { Receipt, ReceiptSeal };
 
 /** Options of {@link verifyReceipt}. */
 export interface VerifyReceiptOptions {

@@ -1,14 +1,4 @@
-/** One verification report, as `POST /v1/physical/verifications` takes it in `reports`. */
-export interface VerificationReport {
-  /** The verified token's `jti`. */
-  jti: string;
-  edgeNodeId: string;
-  result: 'accepted' | 'rejected';
-  /** The edge verifier's reason, present when `result` is `rejected`. */
-  reason?: string;
-  /** When the edge verified the token, ms since the epoch (edge clock). */
-  atMs: number;
-}
+import type { BatchVerificationReport } from './wire/physical.js';
 
 /**
  * @internal
@@ -27,7 +17,7 @@ export interface VerificationReport {
  * ```
  */
 export class ReportQueue {
-  #items: VerificationReport[] = [];
+  #items: BatchVerificationReport[] = [];
   #dropped = 0;
 
   constructor(readonly capacity: number) {
@@ -47,13 +37,13 @@ export class ReportQueue {
   }
 
   /** Appends a report, dropping the oldest one when the queue is full. */
-  push(report: VerificationReport): void {
+  push(report: BatchVerificationReport): void {
     if (this.#items.length >= this.capacity) this.#discardOldest(this.#items.length - this.capacity + 1);
     this.#items.push(report);
   }
 
   /** Removes and returns up to `max` of the oldest reports. */
-  take(max: number): VerificationReport[] {
+  take(max: number): BatchVerificationReport[] {
     return this.#items.splice(0, max);
   }
 
@@ -61,7 +51,7 @@ export class ReportQueue {
    * Returns an undelivered batch to the front. Reports that no longer fit (newer ones arrived in
    * the meantime) are dropped oldest first and counted.
    */
-  putBack(batch: readonly VerificationReport[]): void {
+  putBack(batch: readonly BatchVerificationReport[]): void {
     this.#items = [...batch, ...this.#items];
     if (this.#items.length > this.capacity) this.#discardOldest(this.#items.length - this.capacity);
   }

@@ -1,12 +1,8 @@
 import { isRecord } from './keys.js';
+import type { Revocation } from './wire/physical.js';
 
-/** One entry of `GET /v1/physical/revocations`. */
-export interface Revocation {
-  tokenJti: string;
-  /** Server time of the revocation, ms since the epoch; strictly increasing per tenant. */
-  revokedAtMs: number;
-  reason: string;
-}
+/** One entry of `GET /v1/physical/revocations` (the wire contract's `Revocation`). */
+export type { Revocation };
 
 /** One page of `GET /v1/physical/revocations?since=`. */
 export interface RevocationPage {

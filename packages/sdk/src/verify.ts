@@ -9,9 +9,10 @@ import {
   type TokenVerificationReason,
   type VerificationFailureReason,
 } from './reasons.js';
+import { AUTHORITY_ISSUER } from './wire/constants.js';
+import type { DecisionTokenClaims } from './wire/tokens.js';
 
-/** The issuer every Authority Decision Token carries (`iss`). */
-export const AUTHORITY_ISSUER = 'service-authority';
+export { AUTHORITY_ISSUER };
 
 /** Longest lifetime a token may declare, `exp - iat`, in seconds. */
 export const MAX_TOKEN_TTL_SECONDS = 300;
@@ -22,30 +23,8 @@ export const DEFAULT_CLOCK_SKEW_SECONDS = 5;
 /** Longer tokens are rejected as `TOKEN_MALFORMED` before any decoding work. */
 export const MAX_TOKEN_LENGTH = 16_384;
 
-/** The claims of a verified Authority Decision Token. */
-export interface AuthorityTokenClaims {
-  intentId: string;
-  tenantId: string;
-  /** The connector serving the target, or `"external"`. Equals `aud`. */
-  adapterId: string;
-  adapterTarget: string;
-  /** `<github_owner>/<github_repo>` on the intent surface. */
-  targetSystem: string;
-  proposedAction: string;
-  decision: 'APPROVED';
-  /** ISO 8601 with milliseconds; informational, `iat` is authoritative. */
-  issuedAt: string;
-  /** ISO 8601 with milliseconds; informational, `exp` is authoritative. */
-  expiresAt: string;
-  /** 128 random bits, base64url; consumed once. */
-  nonce: string;
-  iss: typeof AUTHORITY_ISSUER;
-  aud: string;
-  /** Unix seconds. */
-  iat: number;
-  /** Unix seconds. */
-  exp: number;
-}
+/** The claims of a verified Authority Decision Token: the wire contract's `DecisionTokenClaims`. */
+export type AuthorityTokenClaims = DecisionTokenClaims;
 
 /** What the verifier checks the token against: the verifying adapter's own identity. */
 export interface ExpectedTokenContext {
@@ -128,17 +107,17 @@ const STRING_CLAIMS = [
  *    `service-authority` and `aud` a string equal to the token's own `adapterId` claim.
  *    **Choice:** the claim set is decoded and type-checked only after the signature verified; a
  *    payload that is not a JSON object, or lacks a required claim or has one of the wrong type
- *    (`iat`/`exp` must be numbers, the others strings), is reported as `TOKEN_MALFORMED` at that
+ *    (`iat`/`exp` must be numbers, and `nbf` when present, the others strings), is reported as `TOKEN_MALFORMED` at that
  *    point — it is the earlier reason in the contract's order, so it wins over `iss`/`aud` checks.
  *    Before the signature, nothing of the payload is interpreted. `iss` and `aud` are compared by
  *    value, not type-checked: a missing or non-string one (an array `aud` too) fails here.
- * 4. `TOKEN_TTL_EXCEEDS_LIMIT`: `exp - iat > 300`, or `iat` more than the skew in the future (such
- *    a token would live longer than 300 s from now).
+ * 4. `TOKEN_TTL_EXCEEDS_LIMIT`: `exp - iat > 300`.
  * 5. `TOKEN_EXPIRED`: now ≥ `exp` + skew.
- * 6. `TOKEN_DECISION_INVALID`: `decision` is not `APPROVED`.
- * 7. `TOKEN_TENANT_MISMATCH`, 8. `TOKEN_ADAPTER_MISMATCH`, 9. `TOKEN_TARGET_MISMATCH`: the claims
+ * 6. `TOKEN_NOT_YET_VALID`: `nbf` (when present) or `iat` later than now + skew.
+ * 7. `TOKEN_DECISION_INVALID`: `decision` is not `APPROVED`.
+ * 8. `TOKEN_TENANT_MISMATCH`, 9. `TOKEN_ADAPTER_MISMATCH`, 10. `TOKEN_TARGET_MISMATCH`: the claims
  *    `tenantId`, `adapterId`, `targetSystem` against `expected`.
- * 10. `NONCE_ALREADY_CONSUMED`: the nonce store says the nonce was used. The nonce is consumed only
+ * 11. `NONCE_ALREADY_CONSUMED`: the nonce store says the nonce was used. The nonce is consumed only
  *    here, after everything else passed, with `expiresAtMs = (exp + skew) * 1000`. When the store
  *    throws, the token is rejected with `NONCE_STORE_UNAVAILABLE` (or, for a
  *    {@link NonceStoreError} of kind `rejected`, the store's own reason when it is a known one, such
@@ -182,13 +161,17 @@ export async function verifyAuthorityToken(
   if (claims.exp - claims.iat > MAX_TOKEN_TTL_SECONDS) {
     return fail('TOKEN_TTL_EXCEEDS_LIMIT', `exp - iat is ${claims.exp - claims.iat} s`);
   }
-  if (claims.iat * 1000 > now + skew * 1000) {
-    return fail('TOKEN_TTL_EXCEEDS_LIMIT', 'iat lies in the future beyond the allowed skew');
-  }
   // 5. Expiry.
   if (now >= (claims.exp + skew) * 1000) return fail('TOKEN_EXPIRED', 'the token expired');
+  // 6. Not yet valid.
+  if (claims.nbf !== undefined && claims.nbf * 1000 > now + skew * 1000) {
+    return fail('TOKEN_NOT_YET_VALID', 'nbf lies in the future beyond the allowed skew');
+  }
+  if (claims.iat * 1000 > now + skew * 1000) {
+    return fail('TOKEN_NOT_YET_VALID', 'iat lies in the future beyond the allowed skew');
+  }
 
-  // 6–9. Decision and binding to this adapter.
+  // 7–10. Decision and binding to this adapter.
   if (claims.decision !== 'APPROVED') return fail('TOKEN_DECISION_INVALID', 'decision is not APPROVED');
   if (claims.tenantId !== expected.tenantId) return fail('TOKEN_TENANT_MISMATCH', 'token tenantId differs');
   if (claims.adapterId !== expected.adapterId)
@@ -197,7 +180,7 @@ export async function verifyAuthorityToken(
     return fail('TOKEN_TARGET_MISMATCH', 'token targetSystem differs');
   }
 
-  // 10. Single use, last.
+  // 11. Single use, last.
   const verifiedClaims = claims as AuthorityTokenClaims;
   if (settings.nonceStore === undefined) return { valid: true, claims: verifiedClaims, nonceConsumed: false };
   let firstUse: boolean;
@@ -351,6 +334,9 @@ function decodeClaims(payload: Uint8Array): DecodedClaims | string {
     const value = claims[name];
     if (typeof value !== 'number' || !Number.isFinite(value))
       return `claim ${name} is missing or not a number`;
+  }
+  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || !Number.isFinite(claims.nbf))) {
+    return 'claim nbf is not a number';
   }
   return claims as DecodedClaims;
 }

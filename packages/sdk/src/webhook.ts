@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { canonicalJson } from './canonical.js';
 import { isRecord } from './keys.js';
+import type { WebhookPayload } from './wire/webhooks.js';
 
 /** The header carrying `sha256=<hex HMAC-SHA256(secret, raw body)>`. */
 export const WEBHOOK_SIGNATURE_HEADER = 'x-service-signature';
@@ -36,30 +37,8 @@ export const WEBHOOK_VERIFICATION_REASONS = [
 /** One of {@link WEBHOOK_VERIFICATION_REASONS}. */
 export type WebhookVerificationReason = (typeof WEBHOOK_VERIFICATION_REASONS)[number];
 
-/** The JSON body of a webhook delivery (docs/webhooks.md). */
-export interface WebhookPayload {
-  /** Receivers dedupe by it: delivery is at least once. */
-  eventId: string;
-  /** `decision.completed`, `decision.escalated`, `decision.approved`, `decision.denied` or `chain.break`. */
-  event: string;
-  tenantId: string;
-  /** `null` on `chain.break`. */
-  intentId: string | null;
-  /** `APPROVED`, `ESCALATED` or `DENIED`; `null` on `chain.break`. */
-  decision: string | null;
-  /** `null` on `chain.break`. */
-  riskScore: number | null;
-  /** `chain.break` only: the index of the first broken entry. */
-  brokenAt?: number;
-  /** `chain.break`, human denials and expiries. */
-  reason?: string;
-  /** When the event happened, ISO 8601 UTC. */
-  timestamp: string;
-  /** When this attempt was sent, ISO 8601 UTC; signed, and checked against the tolerance. */
-  sentAt: string;
-  /** `sha256=` + hex HMAC-SHA256(secret, JCS(payload without signature)). */
-  signature: string;
-}
+/** The JSON body of a webhook delivery (docs/webhooks.md): the wire contract's `WebhookPayload`. */
+export type { WebhookPayload };
 
 /** Options of {@link verifyWebhookSignature}. */
 export interface VerifyWebhookOptions {
@@ -107,6 +86,8 @@ function isPayload(value: unknown): value is WebhookPayload {
     nullableString(value.intentId) &&
     nullableString(value.decision) &&
     (value.riskScore === null || typeof value.riskScore === 'number') &&
+    (value.brokenAt === undefined || Number.isSafeInteger(value.brokenAt)) &&
+    (value.reason === undefined || typeof value.reason === 'string') &&
     typeof value.timestamp === 'string' &&
     typeof value.sentAt === 'string' &&
     typeof value.signature === 'string' &&

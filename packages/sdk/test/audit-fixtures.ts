@@ -76,11 +76,33 @@ export function makeEntry(
   });
 }
 
+/** The order of the P-256 group. */
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
+/**
+ * The same compact JWS with S replaced by n - S when `want` says so: `low` gives the form the
+ * service mints (jose signs with either), `high` its twin, which verifiers refuse. Only for ES256.
+ */
+export function withS(compact: string, want: 'low' | 'high'): string {
+  const at = compact.lastIndexOf('.');
+  const signature = Buffer.from(compact.slice(at + 1), 'base64url');
+  const s = BigInt(`0x${signature.subarray(32).toString('hex')}`);
+  if (s <= P256_ORDER >> 1n === (want === 'low')) return compact;
+  const flipped = Buffer.from((P256_ORDER - s).toString(16).padStart(64, '0'), 'hex');
+  return `${compact.slice(0, at)}.${Buffer.concat([signature.subarray(0, 32), flipped]).toString('base64url')}`;
+}
+
+/** A JWS as the service writes it: ES256 signatures in low-S form. */
+export function asMinted(compact: string, alg: string): string {
+  return alg === 'ES256' ? withS(compact, 'low') : compact;
+}
+
 /** A compact JWS over exactly `payload`, header {alg, typ, kid}. */
 export async function signText(key: TestKey, payload: string, typ: string, kid = key.kid): Promise<string> {
-  return new CompactSign(new TextEncoder().encode(payload))
+  const jws = await new CompactSign(new TextEncoder().encode(payload))
     .setProtectedHeader({ alg: key.alg, typ, kid })
     .sign(key.privateKey);
+  return asMinted(jws, key.alg);
 }
 
 export interface CheckpointFields {

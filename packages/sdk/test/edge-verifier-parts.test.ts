@@ -4,8 +4,9 @@ import fc from 'fast-check';
 import { edgeEndpoints } from '../src/edge-http.js';
 import { type EdgeVerifierOptions, edgeSettings } from '../src/edge-verifier-options.js';
 import { decodePhysicalClaims, type PhysicalTokenClaims } from '../src/physical-token-claims.js';
-import { ReportQueue, type VerificationReport } from '../src/report-queue.js';
+import { ReportQueue } from '../src/report-queue.js';
 import { parseRevocationPage, REVOCATIONS_PAGE_LIMIT, RevocationList } from '../src/revocation-list.js';
+import type { BatchVerificationReport } from '../src/wire/physical.js';
 
 function claims(): Record<string, unknown> & { service: Record<string, unknown> } {
   return {
@@ -222,7 +223,7 @@ describe('RevocationList', () => {
 });
 
 describe('ReportQueue', () => {
-  const report = (n: number): VerificationReport => ({
+  const report = (n: number): BatchVerificationReport => ({
     jti: `j${n}`,
     edgeNodeId: 'e',
     result: 'accepted',
@@ -240,7 +241,7 @@ describe('ReportQueue', () => {
       fc.property(fc.integer({ min: 1, max: 8 }), fc.array(op, { maxLength: 60 }), (capacity, ops) => {
         const queue = new ReportQueue(capacity);
         let next = 0;
-        let lastBatch: VerificationReport[] = [];
+        let lastBatch: BatchVerificationReport[] = [];
         const delivered: number[] = [];
         for (const o of ops) {
           if ('push' in o) for (let i = 0; i < o.push; i += 1) queue.push(report(next++));

@@ -6,6 +6,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import {
+  type BatchVerificationReport,
   EDGE_VERIFICATION_REASONS,
   EDGE_VERIFIER_AUDIENCE,
   type EdgeServiceError,
@@ -14,7 +15,6 @@ import {
   EdgeVerifier,
   type EdgeVerifierOptions,
   type Revocation,
-  type VerificationReport,
 } from '../src/index.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -43,7 +43,7 @@ class Peer {
   /** Audit entries of the tenant: a report for another jti is rejected with not_found. */
   readonly jtis = new Set<string>();
   readonly revocations: Revocation[] = [];
-  readonly reports: VerificationReport[] = [];
+  readonly reports: BatchVerificationReport[] = [];
   readonly batches: number[] = [];
   readonly requests: PeerRequest[] = [];
   /** While true, every connection is destroyed: a network outage. */
@@ -169,7 +169,7 @@ class Peer {
     const issue = reportsIssue(parsed, reports);
     if (issue !== undefined)
       return fail(res, 400, 'validation_error', issue, { issues: [{ path: 'reports', message: issue }] });
-    const list = reports as VerificationReport[];
+    const list = reports as BatchVerificationReport[];
     this.batches.push(list.length);
     const rejected: { index: number; code: string }[] = [];
     list.forEach((report, index) => {
@@ -406,6 +406,41 @@ describe('EdgeVerifier: verification', () => {
     assertRejected(await edge.verify(token), 'TOKEN_EXPIRED');
   });
 
+  it('rejects a token issued (issuedAtMs, iat) or valid (nbf) beyond the skew in the future', async () => {
+    const edge = verifier({ clockSkewMs: 250 });
+    await edge.sync();
+    // Issued 2 s ahead of this verifier's clock: iat and issuedAtMs agree, as the service writes them.
+    const ahead = await issue({ issuedAtMs: T0 + 2_000 });
+    assertRejected(await edge.verify(ahead.token), 'TOKEN_NOT_YET_VALID');
+    now = T0 + 1_750;
+    assertValid(await edge.verify(ahead.token));
+    now = T0;
+    const withinSkew = await issue({ issuedAtMs: T0 + 250 });
+    assertValid(await edge.verify(withinSkew.token));
+    const nbf = await issue({ claims: { nbf: Math.floor(T0 / 1000) + 10 } });
+    assertRejected(await edge.verify(nbf.token), 'TOKEN_NOT_YET_VALID');
+    now = T0 + 10_000;
+    assertValid(await edge.verify(nbf.token));
+    const badNbf = await issue({ claims: { nbf: 'later' } });
+    assertRejected(await edge.verify(badNbf.token), 'TOKEN_MALFORMED');
+  });
+
+  it('orders TOKEN_REVOKED, then TOKEN_NOT_YET_VALID, then the actor and tenant (contract §9)', async () => {
+    const edge = verifier();
+    const future = await issue({ issuedAtMs: T0 + 60_000, actorIdentity: 'devid:other' });
+    peer.revoke(future.jti);
+    await edge.sync();
+    assertRejected(await edge.verify(future.token), 'TOKEN_REVOKED');
+    const notYet = await issue({ issuedAtMs: T0 + 60_000, actorIdentity: 'devid:other' });
+    assertRejected(await edge.verify(notYet.token), 'TOKEN_NOT_YET_VALID');
+    assert.deepEqual(EDGE_VERIFICATION_REASONS.slice(4, 8), [
+      'TOKEN_EXPIRED',
+      'TOKEN_REVOKED',
+      'TOKEN_NOT_YET_VALID',
+      'TOKEN_ACTOR_MISMATCH',
+    ]);
+  });
+
   it('rejects a token bound to another actor; a per-call actor overrides the default', async () => {
     const edge = verifier();
     await edge.sync();
@@ -628,7 +663,7 @@ describe('EdgeVerifier: reports', () => {
   it('queues every result with a verified jti and posts them in batches', async () => {
     const edge = verifier({ reportBatchSize: 3 });
     await edge.sync();
-    const expected: Partial<VerificationReport>[] = [];
+    const expected: Partial<BatchVerificationReport>[] = [];
     for (let i = 0; i < 5; i += 1) {
       const { token, jti } = await issue();
       assertValid(await edge.verify(token));

@@ -34,6 +34,7 @@ import {
   type VerifyAuthorityTokenOptions,
   verifyAuthorityToken,
 } from '../src/index.js';
+import { asMinted, withS } from './audit-fixtures.js';
 
 type Alg = 'EdDSA' | 'RS256' | 'ES256';
 
@@ -91,16 +92,18 @@ async function mint(
   overrides: Record<string, unknown> = {},
   header: Record<string, unknown> = {},
 ): Promise<string> {
-  return new SignJWT(claims(overrides))
+  const token = await new SignJWT(claims(overrides))
     .setProtectedHeader({ alg: key.alg, typ: 'JWT', kid: key.kid, ...header })
     .sign(key.privateKey);
+  return asMinted(token, key.alg);
 }
 
 /** Signs arbitrary payload bytes (not necessarily a JSON claim set). */
 async function signRaw(key: TestKey, payload: string): Promise<string> {
-  return new CompactSign(new TextEncoder().encode(payload))
+  const token = await new CompactSign(new TextEncoder().encode(payload))
     .setProtectedHeader({ alg: key.alg, typ: 'JWT', kid: key.kid })
     .sign(key.privateKey);
+  return asMinted(token, key.alg);
 }
 
 function b64url(value: unknown): string {
@@ -363,6 +366,18 @@ describe('verifyAuthorityToken: SIGNATURE_VERIFICATION_FAILED', () => {
     }
   });
 
+  it('accepts an ES256 signature only in low-S form: the high-S twin of a valid token fails', async () => {
+    for (let i = 0; i < 8; i += 1) {
+      const token = await mint(es);
+      assertValid(await verifyAuthorityToken(token, options()));
+      const twin = withS(token, 'high');
+      assert.notEqual(twin, token);
+      const result = await verifyAuthorityToken(twin, options());
+      assertInvalid(result, 'SIGNATURE_VERIFICATION_FAILED');
+      assert.ok(!result.valid && /low-S/.test(result.detail), result.valid ? '' : result.detail);
+    }
+  });
+
   it("rejects an RS256 key's kid with a token whose header names another algorithm", async () => {
     const pkcs8 = await exportPKCS8(rs.privateKey);
     for (const alg of ['PS256', 'RS384', 'RS512']) {
@@ -441,11 +456,42 @@ describe('verifyAuthorityToken: lifetime', () => {
     assertInvalid(await verifyAuthorityToken(token, options()), 'TOKEN_TTL_EXCEEDS_LIMIT');
   });
 
-  it('rejects a token issued beyond the skew in the future', async () => {
+  it('rejects a token issued beyond the skew in the future as TOKEN_NOT_YET_VALID', async () => {
     const token = await mint(ed, { iat: NOW_S + 60, exp: NOW_S + 360 });
-    assertInvalid(await verifyAuthorityToken(token, options()), 'TOKEN_TTL_EXCEEDS_LIMIT');
-    const withinSkew = await mint(ed, { iat: NOW_S + 4, exp: NOW_S + 304 });
+    assertInvalid(await verifyAuthorityToken(token, options()), 'TOKEN_NOT_YET_VALID');
+    const withinSkew = await mint(ed, { iat: NOW_S + 5, exp: NOW_S + 305 });
     assertValid(await verifyAuthorityToken(withinSkew, options()));
+    const justBeyond = await mint(ed, { iat: NOW_S + 6, exp: NOW_S + 306 });
+    assertInvalid(await verifyAuthorityToken(justBeyond, options()), 'TOKEN_NOT_YET_VALID');
+  });
+
+  it('honours nbf when present: not valid before nbf - skew; a non-numeric nbf is malformed', async () => {
+    const later = await mint(ed, { nbf: NOW_S + 30 });
+    assertInvalid(await verifyAuthorityToken(later, options()), 'TOKEN_NOT_YET_VALID');
+    assertValid(await verifyAuthorityToken(later, options({ clock: () => (NOW_S + 25) * 1000 })));
+    assertValid(await verifyAuthorityToken(await mint(ed, { nbf: NOW_S + 5 }), options()));
+    assertValid(await verifyAuthorityToken(await mint(ed, { nbf: NOW_S - 10 }), options()));
+    for (const nbf of ['soon', null, Number.NaN, [1]]) {
+      const token = await signRaw(ed, JSON.stringify(claims({ nbf })));
+      assertInvalid(await verifyAuthorityToken(token, options()), 'TOKEN_MALFORMED');
+    }
+  });
+
+  it('orders TTL, expiry, not-yet-valid, then the decision (contract §5)', async () => {
+    const all = { decision: 'DENIED', nbf: NOW_S + 100 };
+    assertInvalid(
+      await verifyAuthorityToken(await mint(ed, { ...all, iat: NOW_S - 10, exp: NOW_S + 291 }), options()),
+      'TOKEN_TTL_EXCEEDS_LIMIT',
+    );
+    assertInvalid(
+      await verifyAuthorityToken(await mint(ed, { ...all, iat: NOW_S - 400, exp: NOW_S - 100 }), options()),
+      'TOKEN_EXPIRED',
+    );
+    assertInvalid(await verifyAuthorityToken(await mint(ed, all), options()), 'TOKEN_NOT_YET_VALID');
+    assertInvalid(
+      await verifyAuthorityToken(await mint(ed, { decision: 'DENIED' }), options()),
+      'TOKEN_DECISION_INVALID',
+    );
   });
 
   it('reports the TTL before the expiry', async () => {
@@ -664,6 +710,7 @@ describe('parseKid and reasons', () => {
       'SIGNATURE_VERIFICATION_FAILED',
       'TOKEN_TTL_EXCEEDS_LIMIT',
       'TOKEN_EXPIRED',
+      'TOKEN_NOT_YET_VALID',
       'TOKEN_DECISION_INVALID',
       'TOKEN_TENANT_MISMATCH',
       'TOKEN_ADAPTER_MISMATCH',

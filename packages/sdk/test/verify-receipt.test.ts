@@ -14,6 +14,7 @@ import {
 } from '../src/index.js';
 import {
   type Alg,
+  asMinted,
   type Entry,
   flipChar,
   flipHex,
@@ -84,9 +85,10 @@ function tokenClaims(overrides: Record<string, unknown> = {}): JWTPayload {
 }
 
 async function mintToken(key: TestKey, overrides: Record<string, unknown> = {}): Promise<string> {
-  return new SignJWT(tokenClaims(overrides))
+  const token = await new SignJWT(tokenClaims(overrides))
     .setProtectedHeader({ alg: key.alg, typ: 'JWT', kid: key.kid })
     .sign(key.privateKey);
+  return asMinted(token, key.alg);
 }
 
 /** (Re)signs a receipt's seal over its current fields. */

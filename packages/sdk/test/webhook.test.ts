@@ -142,6 +142,8 @@ describe('verifyWebhookSignature', () => {
       JSON.stringify({ ...delivery().payload, signature: 'sha256=zz' }),
       JSON.stringify({ ...delivery().payload, riskScore: '75' }),
       JSON.stringify({ ...delivery().payload, eventId: undefined }),
+      JSON.stringify({ ...delivery().payload, brokenAt: '12' }),
+      JSON.stringify({ ...delivery().payload, reason: 7 }),
     ];
     for (const rawBody of bodies) {
       assert.deepEqual(

@@ -48,6 +48,7 @@ import { policyRoutes } from '../intent/routes/policy.js';
 import { thresholdRoutes } from '../intent/routes/thresholds.js';
 import { tokenRoutes } from '../intent/routes/tokens.js';
 import { physicalRoutes } from '../physical/routes/physical-routes.js';
+import { findBodyProblem } from '../request-checks/body-shape.js';
 import type { Storage } from '../storage/database.js';
 import { countWebhookDeliveries } from '../webhooks/webhook-metrics.js';
 import { createServices, type Services } from './services.js';
@@ -80,15 +81,6 @@ export type App = FastifyInstance<
 >;
 
 registerAjvFormats();
-
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || containsNul(inner));
-  }
-  return false;
-}
 
 /** Builds the HTTP application without listening, so tests drive it with inject() or a real port. */
 export async function buildServer(deps: ServerDeps): Promise<App> {
@@ -149,12 +141,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       return;
     }
     parseJson(request, text, (error, parsed) => {
-      // NUL cannot be stored in PostgreSQL text and has no business in an authorization request;
-      // refusing it here keeps both engines alike. Raw NUL is already invalid JSON, so only bodies
-      // with the escape are walked.
-      if (!error && text.includes('\\u0000') && containsNul(parsed)) {
-        const message = 'The request body contains a NUL character';
-        done(new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }), undefined);
+      // Too deep, NUL, or a lone surrogate: refused before any route validates or hashes it.
+      const problem = error ? null : findBodyProblem(parsed);
+      if (problem !== null) {
+        const message = `${problem.path}: ${problem.message}`;
+        done(new AppError('VALIDATION_ERROR', message, { issues: [problem] }), undefined);
         return;
       }
       done(error, parsed);

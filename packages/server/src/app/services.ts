@@ -109,7 +109,7 @@ export function createServices(deps: ServiceDeps) {
       connectors,
     }),
     intentReads: createIntentReads({ storage, clock }),
-    approvals: createApprovals({ storage, clock, tenants, thresholds, signingKeys, connectors }),
+    approvals: createApprovals({ storage, clock, tenants, thresholds, signingKeys, connectors, idempotency }),
     authorityEvaluate: createAuthorityEvaluate({
       storage,
       clock,

@@ -45,6 +45,21 @@ function targetSystemOf(payload: unknown): string | null {
   return null;
 }
 
+/**
+ * The audit entries of one intent, found through the (tenant_id, intent_id) index, so reading them
+ * costs the intent's entries, not the chain's. The query has no ORDER BY on purpose: with one,
+ * SQLite prefers the primary key (tenant_id, idx), which yields rows in order but scans the
+ * tenant's whole chain. Callers sort the few rows (byIndex).
+ */
+export function intentEntriesQuery(db: Executor, tenantId: string, intentId: string) {
+  return db.selectFrom('audit_entries').where('tenant_id', '=', tenantId).where('intent_id', '=', intentId);
+}
+
+/** Chain order, for rows read without ORDER BY. */
+function byIndex(a: { idx: number }, b: { idx: number }): number {
+  return a.idx - b.idx;
+}
+
 /** The full entry of a stored row, parsed from the canonical text that was hashed. */
 export function entryFromRow(row: Pick<AuditEntriesTable, 'canonical' | 'entry_hash'>): AuditEntry {
   return parseStoredEntry({ canonical: row.canonical, entryHash: row.entry_hash });
@@ -188,14 +203,10 @@ export const chainRepository = {
 
   /** Every entry of one intent, in chain order. */
   async entriesOfIntent(db: Executor, tenantId: string, intentId: string): Promise<AuditEntry[]> {
-    const rows = await db
-      .selectFrom('audit_entries')
-      .select(['canonical', 'entry_hash'])
-      .where('tenant_id', '=', tenantId)
-      .where('intent_id', '=', intentId)
-      .orderBy('idx')
+    const rows = await intentEntriesQuery(db, tenantId, intentId)
+      .select(['idx', 'canonical', 'entry_hash'])
       .execute();
-    return rows.map(entryFromRow);
+    return rows.sort(byIndex).map(entryFromRow);
   },
 
   /** Index, type and hash of every entry of one intent, in chain order. */
@@ -204,14 +215,12 @@ export const chainRepository = {
     tenantId: string,
     intentId: string,
   ): Promise<Array<{ index: number; eventType: string; entryHash: string }>> {
-    const rows = await db
-      .selectFrom('audit_entries')
+    const rows = await intentEntriesQuery(db, tenantId, intentId)
       .select(['idx', 'event_type', 'entry_hash'])
-      .where('tenant_id', '=', tenantId)
-      .where('intent_id', '=', intentId)
-      .orderBy('idx')
       .execute();
-    return rows.map((row) => ({ index: row.idx, eventType: row.event_type, entryHash: row.entry_hash }));
+    return rows
+      .sort(byIndex)
+      .map((row) => ({ index: row.idx, eventType: row.event_type, entryHash: row.entry_hash }));
   },
 
   /** Up to `limit` entries matching the filter, newest first, with the target system indexed. */

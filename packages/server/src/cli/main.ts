@@ -15,6 +15,7 @@ import { PolicyTestInputError, policyTest } from './policy-test.js';
 import { serve } from './serve.js';
 import { generatePassword, readPasswordFromStdin } from './user-password.js';
 import { chainVerify, receiptVerify, VerifyInputError } from './verify-commands.js';
+import { witnessCommand } from './witness.js';
 
 function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
@@ -245,6 +246,8 @@ policy
   .action((casesFile: string, options: { policy?: string }) => {
     process.exitCode = policyTest(casesFile, options.policy, process.stdout);
   });
+
+program.addCommand(witnessCommand());
 
 function describe(error: unknown): string {
   if (error instanceof ConfigError) return `configuration error: ${error.message}`;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { tighten } from '../foundation/file-modes.js';
 import { type Config, ConfigError, parseMasterKey } from './config.js';
 
 /**
@@ -18,6 +19,9 @@ export function resolveMasterKey(config: Config): Buffer {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   if (text !== undefined) {
+    // An older install may have left the directory and the key readable by others.
+    tighten(config.dataDir, 0o700);
+    tighten(file, 0o600);
     try {
       return parseMasterKey(text);
     } catch {
@@ -25,7 +29,7 @@ export function resolveMasterKey(config: Config): Buffer {
     }
   }
   const key = randomBytes(32);
-  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // 'wx' fails if another process created the file first; then read theirs.
   try {
     writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });

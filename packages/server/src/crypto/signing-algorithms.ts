@@ -62,17 +62,37 @@ export function publicKeyFromJwk(alg: SigningAlg, jwk: JsonWebKey): KeyObject {
   return key;
 }
 
-/** Signs JWS signing input: raw Ed25519, RSASSA-PKCS1-v1_5 SHA-256, or ECDSA P-256 in JWS (r||s) form. */
+/** The order of the P-256 group. */
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
+const scalarOf = (bytes: Buffer) => BigInt(`0x${bytes.toString('hex')}`);
+
+/**
+ * ES256 signatures in low-S form (docs/decisions.md): (r, s) and (r, n - s) both verify, so of the
+ * two the service always writes the one with s ≤ n/2 and verifiers accept only that one, which
+ * leaves every token a single valid encoding. Other algorithms and malformed signatures pass
+ * through unchanged.
+ */
+export function toLowS(alg: SigningAlg, signature: Buffer): Buffer {
+  if (alg !== 'ES256' || signature.length !== 64) return signature;
+  const s = scalarOf(signature.subarray(32));
+  if (s <= P256_ORDER >> 1n) return signature;
+  const low = Buffer.from((P256_ORDER - s).toString(16).padStart(64, '0'), 'hex');
+  return Buffer.concat([signature.subarray(0, 32), low]);
+}
+
+/** Signs JWS signing input: raw Ed25519, RSASSA-PKCS1-v1_5 SHA-256, or ECDSA P-256 in JWS (r||s), low-S form. */
 export function signJwsInput(alg: SigningAlg, key: KeyObject, input: Buffer): Buffer {
   if (alg === 'EdDSA') return sign(null, input, key);
   if (alg === 'RS256') return sign('sha256', input, key);
-  return sign('sha256', input, { key, dsaEncoding: 'ieee-p1363' });
+  return toLowS(alg, sign('sha256', input, { key, dsaEncoding: 'ieee-p1363' }));
 }
 
 export function verifyJwsInput(alg: SigningAlg, key: KeyObject, input: Buffer, signature: Buffer): boolean {
   try {
     if (alg === 'EdDSA') return verify(null, input, key, signature);
     if (alg === 'RS256') return verify('sha256', input, key, signature);
+    if (!toLowS(alg, signature).equals(signature)) return false;
     return verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature);
   } catch {
     return false;

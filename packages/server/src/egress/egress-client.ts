@@ -4,6 +4,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { CidrBlock } from '../foundation/ip-allowlist.js';
+import { reachedAddresses } from './special-addresses.js';
 
 /** Resolves a host name to addresses; injectable so tests can prove refusals happen before connecting. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -32,15 +33,18 @@ export class EgressTimeoutError extends Error {
   }
 }
 
-/** True when an address may be connected to under the policy. */
+/**
+ * True when an address may be connected to under the policy: every address a connection to it
+ * reaches (special-addresses.ts: an IPv6 form carrying IPv4 is judged by the IPv4 address) is
+ * globally reachable or inside EGRESS_ALLOW_CIDRS.
+ */
 export function isAddressAllowed(address: string, policy: EgressPolicy): boolean {
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
   if (policy.allowPrivate) return true;
-  if (parsed.range() === 'unicast') return true;
-  return policy.allowCidrs.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits));
+  return reachedAddresses(address).every(
+    ({ address: reached, global }) =>
+      global ||
+      policy.allowCidrs.some(([net, bits]) => net.kind() === reached.kind() && reached.match(net, bits)),
+  );
 }
 
 export interface EgressResponse {

@@ -6,10 +6,9 @@
  * compilePolicy expects rules that passed validatePolicy; it throws on anything it cannot compile
  * (an invalid path or pattern), never silently drops a rule.
  */
-import type { RE2JS } from 're2js';
 import { compileGlobSet, type GlobSet } from './glob.js';
 import { mustParsePath, type ParsedPath } from './path.js';
-import { mustCompilePattern } from './pattern.js';
+import { EvaluationPattern } from './pattern.js';
 import {
   type Condition,
   type ConditionGroup,
@@ -55,7 +54,7 @@ export interface CompiledCondition {
   readonly value: unknown;
   readonly valuePath: ParsedPath | null;
   /** MATCHES only. */
-  readonly re: RE2JS | null;
+  readonly re: EvaluationPattern | null;
   /** IN / NOT_IN with a literal value only. */
   readonly list: CompiledList | null;
 }
@@ -117,11 +116,11 @@ function isCondition(node: Condition | ConditionGroup): node is Condition {
 function compileCondition(condition: Condition): CompiledCondition {
   const path = mustParsePath(condition.path);
   const valuePath = condition.valuePath === undefined ? null : mustParsePath(condition.valuePath);
-  let re: RE2JS | null = null;
+  let re: EvaluationPattern | null = null;
   let list: CompiledList | null = null;
   if (condition.op === 'MATCHES') {
     if (typeof condition.value !== 'string') throw new Error('MATCHES needs a string pattern in value');
-    re = mustCompilePattern(condition.value);
+    re = new EvaluationPattern(condition.value);
   }
   if ((condition.op === 'IN' || condition.op === 'NOT_IN') && valuePath === null) {
     if (!Array.isArray(condition.value)) throw new Error(`${condition.op} needs an array value`);

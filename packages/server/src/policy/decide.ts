@@ -22,6 +22,7 @@ export const SIGNAL_IDS = {
   default: 'signal:default',
   killSwitch: 'signal:kill-switch',
   actorBlocked: 'signal:actor-blocked',
+  evaluationBudget: 'signal:evaluation-budget',
 } as const;
 export type SignalId = (typeof SIGNAL_IDS)[keyof typeof SIGNAL_IDS];
 

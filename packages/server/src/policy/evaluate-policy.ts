@@ -26,6 +26,8 @@
  *   presence.
  * - Bindings: actorIds, targetSystems and oiCodes are globs over actor.id, targetSystem and
  *   intent.oiCode; actorTypes is exact. Every present binding must hold (any entry of its list).
+ * - Work is metered (evaluation-budget.ts): when the next piece of work would pass the budget,
+ *   evaluation stops and the result says so (`budgetExceeded`); the caller decides DENY.
  */
 import type {
   BindingName,
@@ -36,6 +38,15 @@ import type {
   CompiledRule,
 } from './compile-policy.js';
 import { compileList, jsonType } from './compile-policy.js';
+import {
+  CANDIDATE_STEPS,
+  containsSteps,
+  EVALUATION_BUDGET_STEPS,
+  EvaluationBudgetExceeded,
+  EvaluationMeter,
+  matchSteps,
+} from './evaluation-budget.js';
+import type { GlobSet } from './glob.js';
 import { resolvePath, resolveSingle } from './path.js';
 import type { Effect, EvaluationDocument, MatchedRule, Operator } from './rule.js';
 
@@ -52,6 +63,8 @@ export interface ExplanationEntry {
 export interface EvaluatePolicyOptions {
   /** Also explain, for every rule that did not match, its first failing binding or condition. */
   explain: boolean;
+  /** The work budget in steps (default EVALUATION_BUDGET_STEPS). */
+  budgetSteps?: number;
 }
 
 export interface EvaluatePolicyResult {
@@ -59,6 +72,13 @@ export interface EvaluatePolicyResult {
   matched: MatchedRule[];
   /** Present when options.explain: one entry per rule that did not match, in policy order. */
   explanation?: ExplanationEntry[];
+  /** Steps of work done. */
+  steps: number;
+  /**
+   * Evaluation stopped because its next piece of work would have passed the budget: `matched` and
+   * `explanation` then cover only the rules evaluated before it stopped.
+   */
+  budgetExceeded?: { limit: number };
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {
@@ -94,6 +114,7 @@ function judge(
   candidate: unknown,
   compare: unknown,
   list: CompiledList | null,
+  meter: EvaluationMeter,
 ): Verdict {
   const type = jsonType(candidate);
   switch (condition.op) {
@@ -128,10 +149,12 @@ function judge(
     }
     case 'MATCHES':
       if (type !== 'string' || condition.re === null) return 'mismatch';
+      meter.charge(matchSteps(condition.re.programSize, (candidate as string).length));
       return condition.re.test(candidate as string) ? 'holds' : 'fails';
     case 'CONTAINS':
       if (type === 'string') {
         if (typeof compare !== 'string') return 'mismatch';
+        meter.charge(containsSteps((candidate as string).length));
         return (candidate as string).includes(compare) ? 'holds' : 'fails';
       }
       if (type === 'array') {
@@ -148,61 +171,87 @@ function judge(
 function comparisonOf(
   condition: CompiledCondition,
   doc: EvaluationDocument,
+  meter: EvaluationMeter,
 ): { missing: true } | { missing: false; compare: unknown; list: CompiledList | null } {
   if (condition.valuePath === null) return { missing: false, compare: condition.value, list: condition.list };
   const compare = resolveSingle(doc, condition.valuePath);
   if (compare === undefined) return { missing: true };
-  const dynamicList =
-    (condition.op === 'IN' || condition.op === 'NOT_IN') && Array.isArray(compare)
-      ? compileList(compare)
-      : null;
-  return { missing: false, compare, list: dynamicList };
+  if ((condition.op === 'IN' || condition.op === 'NOT_IN') && Array.isArray(compare)) {
+    meter.charge(compare.length * CANDIDATE_STEPS);
+    return { missing: false, compare, list: compileList(compare) };
+  }
+  return { missing: false, compare, list: null };
 }
 
-export function conditionHolds(condition: CompiledCondition, doc: EvaluationDocument): boolean {
+/** The candidates of a `[*]` or bare-args path, charged to the meter. */
+function meteredCandidates(
+  condition: CompiledCondition,
+  doc: EvaluationDocument,
+  meter: EvaluationMeter,
+): unknown[] {
+  const candidates = resolvePath(doc, condition.path);
+  meter.charge(candidates.length * CANDIDATE_STEPS);
+  return candidates;
+}
+
+function conditionHolds(
+  condition: CompiledCondition,
+  doc: EvaluationDocument,
+  meter: EvaluationMeter,
+): boolean {
   if (!condition.path.hasWildcard && !condition.path.bareArgs) {
     // One candidate at most: no allocation on the common path.
     const candidate = resolveSingle(doc, condition.path);
     if (candidate === undefined) return false;
-    const comparison = comparisonOf(condition, doc);
+    const comparison = comparisonOf(condition, doc, meter);
     if (comparison.missing) return false;
-    return judge(condition, candidate, comparison.compare, comparison.list) === 'holds';
+    return judge(condition, candidate, comparison.compare, comparison.list, meter) === 'holds';
   }
-  const candidates = resolvePath(doc, condition.path);
+  const candidates = meteredCandidates(condition, doc, meter);
   if (candidates.length === 0) return false;
-  const comparison = comparisonOf(condition, doc);
+  const comparison = comparisonOf(condition, doc, meter);
   if (comparison.missing) return false;
   for (const candidate of candidates) {
-    if (judge(condition, candidate, comparison.compare, comparison.list) === 'holds') return true;
+    if (judge(condition, candidate, comparison.compare, comparison.list, meter) === 'holds') return true;
   }
   return false;
 }
 
-export function nodeHolds(node: CompiledNode, doc: EvaluationDocument): boolean {
-  if (node.kind === 'cond') return conditionHolds(node, doc);
-  if (node.all !== null) for (const child of node.all) if (!nodeHolds(child, doc)) return false;
+function nodeHolds(node: CompiledNode, doc: EvaluationDocument, meter: EvaluationMeter): boolean {
+  if (node.kind === 'cond') return conditionHolds(node, doc, meter);
+  if (node.all !== null) for (const child of node.all) if (!nodeHolds(child, doc, meter)) return false;
   if (node.any !== null) {
     let some = false;
     for (const child of node.any) {
-      if (nodeHolds(child, doc)) {
+      if (nodeHolds(child, doc, meter)) {
         some = true;
         break;
       }
     }
     if (!some) return false;
   }
-  if (node.not !== null && nodeHolds(node.not, doc)) return false;
+  if (node.not !== null && nodeHolds(node.not, doc, meter)) return false;
   return true;
 }
 
+function globHolds(globs: GlobSet, subject: string, meter: EvaluationMeter): boolean {
+  meter.charge(globs.steps(subject.length));
+  return globs.test(subject);
+}
+
 /** The first binding the document fails, or null when every present binding holds. */
-export function failingBinding(rule: CompiledRule, doc: EvaluationDocument): BindingName | null {
+function failingBinding(
+  rule: CompiledRule,
+  doc: EvaluationDocument,
+  meter: EvaluationMeter,
+): BindingName | null {
   const b = rule.bindings;
   if (b === null) return null;
-  if (b.actorIds !== null && !b.actorIds.test(doc.actor.id)) return 'actorIds';
+  if (b.actorIds !== null && !globHolds(b.actorIds, doc.actor.id, meter)) return 'actorIds';
   if (b.actorTypes !== null && !b.actorTypes.has(doc.actor.type)) return 'actorTypes';
-  if (b.targetSystems !== null && !b.targetSystems.test(doc.targetSystem)) return 'targetSystems';
-  if (b.oiCodes !== null && !b.oiCodes.test(doc.intent.oiCode)) return 'oiCodes';
+  if (b.targetSystems !== null && !globHolds(b.targetSystems, doc.targetSystem, meter))
+    return 'targetSystems';
+  if (b.oiCodes !== null && !globHolds(b.oiCodes, doc.intent.oiCode, meter)) return 'oiCodes';
   return null;
 }
 
@@ -238,15 +287,15 @@ function expectation(op: Operator, compare: unknown): string {
 }
 
 /** Why a condition is false (the caller knows it is). */
-function whyFalse(condition: CompiledCondition, doc: EvaluationDocument): string {
-  const candidates = resolvePath(doc, condition.path);
+function whyFalse(condition: CompiledCondition, doc: EvaluationDocument, meter: EvaluationMeter): string {
+  const candidates = meteredCandidates(condition, doc, meter);
   if (candidates.length === 0) {
     return condition.path.bareArgs ? 'args has no string leaf' : 'path not found';
   }
   if (condition.op === 'EXISTS') return 'value is null';
-  const comparison = comparisonOf(condition, doc);
+  const comparison = comparisonOf(condition, doc, meter);
   if (comparison.missing) return `valuePath ${condition.valuePath?.text ?? ''} not found`;
-  const verdicts = candidates.map((c) => judge(condition, c, comparison.compare, comparison.list));
+  const verdicts = candidates.map((c) => judge(condition, c, comparison.compare, comparison.list, meter));
   if (candidates.length === 1) {
     const only = candidates[0];
     if (verdicts[0] === 'mismatch') {
@@ -262,15 +311,15 @@ function whyFalse(condition: CompiledCondition, doc: EvaluationDocument): string
 
 type Failure = { path: string; op: Operator; reason: string };
 
-function explainFalse(node: CompiledNode, doc: EvaluationDocument): Failure {
-  if (node.kind === 'cond') return { path: node.path.text, op: node.op, reason: whyFalse(node, doc) };
+function explainFalse(node: CompiledNode, doc: EvaluationDocument, meter: EvaluationMeter): Failure {
+  if (node.kind === 'cond') return { path: node.path.text, op: node.op, reason: whyFalse(node, doc, meter) };
   if (node.all !== null) {
-    for (const child of node.all) if (!nodeHolds(child, doc)) return explainFalse(child, doc);
+    for (const child of node.all) if (!nodeHolds(child, doc, meter)) return explainFalse(child, doc, meter);
   }
-  if (node.any !== null && !node.any.some((child) => nodeHolds(child, doc))) {
+  if (node.any !== null && !node.any.some((child) => nodeHolds(child, doc, meter))) {
     const first = node.any[0];
     if (first !== undefined) {
-      const failure = explainFalse(first, doc);
+      const failure = explainFalse(first, doc, meter);
       const others = node.any.length - 1;
       if (others === 0) return failure;
       const tail =
@@ -278,18 +327,18 @@ function explainFalse(node: CompiledNode, doc: EvaluationDocument): Failure {
       return { ...failure, reason: `${failure.reason} (${tail})` };
     }
   }
-  if (node.not !== null) return explainTrue(node.not, doc);
+  if (node.not !== null) return explainTrue(node.not, doc, meter);
   throw new Error('explainFalse called on a node that holds');
 }
 
 /** The condition responsible for a node holding, reported because a `not` above it inverts it. */
-function explainTrue(node: CompiledNode, doc: EvaluationDocument): Failure {
+function explainTrue(node: CompiledNode, doc: EvaluationDocument, meter: EvaluationMeter): Failure {
   if (node.kind === 'cond') return { path: node.path.text, op: node.op, reason: 'holds, negated by "not"' };
   if (node.any !== null) {
-    for (const child of node.any) if (nodeHolds(child, doc)) return explainTrue(child, doc);
+    for (const child of node.any) if (nodeHolds(child, doc, meter)) return explainTrue(child, doc, meter);
   }
-  if (node.all !== null && node.all[0] !== undefined) return explainTrue(node.all[0], doc);
-  if (node.not !== null) return explainFalse(node.not, doc);
+  if (node.all !== null && node.all[0] !== undefined) return explainTrue(node.all[0], doc, meter);
+  if (node.not !== null) return explainFalse(node.not, doc, meter);
   throw new Error('explainTrue called on an empty group');
 }
 
@@ -300,20 +349,34 @@ export function evaluatePolicy(
 ): EvaluatePolicyResult {
   const matched: MatchedRule[] = [];
   const explanation: ExplanationEntry[] | undefined = options.explain ? [] : undefined;
-  for (const rule of policy.rules) {
-    const binding = failingBinding(rule, doc);
-    if (binding !== null) {
-      explanation?.push({ ruleId: rule.id, effect: rule.effect, failed: { kind: 'binding', binding } });
-      continue;
-    }
-    if (rule.conditions !== null && !nodeHolds(rule.conditions, doc)) {
-      if (explanation !== undefined) {
-        const failure = explainFalse(rule.conditions, doc);
-        explanation.push({ ruleId: rule.id, effect: rule.effect, failed: { kind: 'condition', ...failure } });
+  const meter = new EvaluationMeter(options.budgetSteps ?? EVALUATION_BUDGET_STEPS);
+  const result = (): EvaluatePolicyResult =>
+    explanation === undefined
+      ? { matched, steps: meter.spent }
+      : { matched, explanation, steps: meter.spent };
+  try {
+    for (const rule of policy.rules) {
+      const binding = failingBinding(rule, doc, meter);
+      if (binding !== null) {
+        explanation?.push({ ruleId: rule.id, effect: rule.effect, failed: { kind: 'binding', binding } });
+        continue;
       }
-      continue;
+      if (rule.conditions !== null && !nodeHolds(rule.conditions, doc, meter)) {
+        if (explanation !== undefined) {
+          const failure = explainFalse(rule.conditions, doc, meter);
+          explanation.push({
+            ruleId: rule.id,
+            effect: rule.effect,
+            failed: { kind: 'condition', ...failure },
+          });
+        }
+        continue;
+      }
+      matched.push({ ...rule.matched });
     }
-    matched.push({ ...rule.matched });
+  } catch (error) {
+    if (!(error instanceof EvaluationBudgetExceeded)) throw error;
+    return { ...result(), budgetExceeded: { limit: meter.limit } };
   }
-  return explanation === undefined ? { matched } : { matched, explanation };
+  return result();
 }

@@ -116,6 +116,8 @@ export function compileGlob(source: string): Glob {
 export interface GlobSet {
   readonly sources: readonly string[];
   test(subject: string): boolean;
+  /** Work of one test, in evaluation-budget steps: one for the exact entries, the subject's length plus one per glob. */
+  steps(subjectLength: number): number;
 }
 
 export function compileGlobSet(sources: readonly string[]): GlobSet {
@@ -132,6 +134,7 @@ export function compileGlobSet(sources: readonly string[]): GlobSet {
       for (const glob of globs) if (glob.test(subject)) return true;
       return false;
     },
+    steps: (subjectLength) => 1 + globs.length * (subjectLength + 1),
   };
 }
 

@@ -60,13 +60,15 @@ const WORKFLOW_PATH = '(^|/)\\.github/workflows/';
 const BRANCH_PROTECTION = '(?i)\\b(branch[ _-]?protection|rulesets?|required[ _-]status[ _-]checks)\\b';
 const DESTRUCTIVE_DATA = '(?i)\\b(drop|truncate)\\b|\\bdelete\\s+from\\b';
 const SAFETY_OVERRIDES = '(?i)(--force\\b|--no-verify\\b|--skip[-_]checks?\\b|--skip[-_]tests?\\b)';
+// Token runs have a minimum length and no maximum: an upper bound such as {36,255} would compile
+// to hundreds of instructions per alternative (saved patterns may not repeat more than 100 times).
 const SECRET_MATERIAL =
   '-----BEGIN ([A-Z]+ )?PRIVATE KEY( BLOCK)?-----' +
   '|\\bAKIA[0-9A-Z]{16}\\b' +
-  '|\\bgh[pousr]_[A-Za-z0-9]{36,255}\\b' +
-  '|\\bgithub_pat_[A-Za-z0-9_]{22,255}\\b' +
-  '|\\bxox[abprs]-[A-Za-z0-9-]{10,250}\\b' +
-  '|\\bsk_live_[A-Za-z0-9]{16,250}\\b';
+  '|\\bgh[pousr]_[A-Za-z0-9]{36,}\\b' +
+  '|\\bgithub_pat_[A-Za-z0-9_]{22,}\\b' +
+  '|\\bxox[abprs]-[A-Za-z0-9-]{10,}\\b' +
+  '|\\bsk_live_[A-Za-z0-9]{16,}\\b';
 const SECRET_FILE =
   '(?i)((^|/)(\\.env(\\.[^/]*)?|\\.npmrc|\\.pypirc|\\.netrc|id_(rsa|dsa|ecdsa|ed25519)|credentials(\\.json)?' +
   '|secrets?\\.(ya?ml|json|txt))$|\\.(pem|key|p12|pfx|jks|keystore)$)';
@@ -282,7 +284,7 @@ const SENSITIVE_DATA_GUARD: PolicyPack = {
     'Keeps secrets and sensitive data where they are: secret material in arguments, bulk exports and ' +
     'public exposure of sensitive data are refused; writes to sensitive data or secret files need a ' +
     'human sign-off.',
-  version: '1.0.0',
+  version: '1.0.1',
   rules: [
     {
       id: 'deny-secret-material-in-args',

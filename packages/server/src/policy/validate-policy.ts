@@ -5,8 +5,9 @@
  * Unknown fields in rules, bindings, groups and conditions are refused. At most MAX_ISSUES issues
  * are reported. On success the rules are returned as fresh objects holding only known fields.
  */
-import { isPlainObject, parsePath } from './path.js';
-import { compilePattern } from './pattern.js';
+import { matchSteps } from './evaluation-budget.js';
+import { isPlainObject, type PathRoot, parsePath } from './path.js';
+import { compilePattern, patternLimitIssue } from './pattern.js';
 import {
   ACTOR_TYPES,
   type Bindings,
@@ -31,6 +32,24 @@ export const MAX_BINDING_ENTRIES = 1_000;
 export const MAX_BINDING_ENTRY_LENGTH = 256;
 export const MAX_LIST_ENTRIES = 1_000;
 export const MAX_ISSUES = 100;
+/**
+ * Ceiling on a policy's MATCHES work over the largest request: the sum, over its MATCHES
+ * conditions, of the worst-case steps of one test over the longest text the path can hold. It
+ * bounds compiled size where it costs most (args); the per-decision budget (evaluation-budget.ts)
+ * bounds what an actual request costs.
+ */
+export const MAX_POLICY_MATCH_STEPS = 200_000_000;
+/** The longest text under each root (contract §4.1): args ≤ 64 KiB, proposedAction ≤ 4,000, … */
+export const ROOT_TEXT_LIMITS: Readonly<Record<PathRoot, number>> = {
+  args: 64 * 1024,
+  github: 4_096,
+  proposedAction: 4_000,
+  actor: 200,
+  targetSystem: 140,
+  intent: 16,
+  risk: 16,
+  thresholds: 16,
+};
 
 export interface PolicyIssue {
   /** Location in the body, e.g. `rules[3].conditions.all[0].value`. */
@@ -129,6 +148,7 @@ export function validatePolicy(input: unknown, options: ValidatePolicyOptions = 
 
   const seen = new Map<string, number>();
   let bareArgsMatches = 0;
+  let policyMatchSteps = 0;
   const out: Rule[] = [];
 
   const validateRule = (raw: unknown, index: number): Rule | null => {
@@ -264,12 +284,16 @@ export function validatePolicy(input: unknown, options: ValidatePolicyOptions = 
       for (const key of Object.keys(c)) if (!CONDITION_KEYS.has(key)) bad(key, 'unknown field');
 
       let bareArgs = false;
+      let root: PathRoot | undefined;
       if (typeof c.path !== 'string') {
         bad('path', Object.hasOwn(c, 'path') ? 'must be a string' : 'is required');
       } else {
         const parsed = parsePath(c.path);
         if (!parsed.ok) bad('path', parsed.error);
-        else bareArgs = parsed.path.bareArgs;
+        else {
+          bareArgs = parsed.path.bareArgs;
+          root = parsed.path.root;
+        }
       }
 
       const op = c.op;
@@ -316,7 +340,17 @@ export function validatePolicy(input: unknown, options: ValidatePolicyOptions = 
             bad('value', 'MATCHES needs a string pattern');
           } else {
             const compiled = compilePattern(v);
-            if (!compiled.ok) bad('value', compiled.message);
+            const limit = compiled.ok ? patternLimitIssue(v, compiled.re) : compiled.message;
+            if (limit !== null) bad('value', limit);
+            else if (compiled.ok && root !== undefined) {
+              policyMatchSteps += matchSteps(compiled.re.programSize(), ROOT_TEXT_LIMITS[root]);
+              if (policyMatchSteps > MAX_POLICY_MATCH_STEPS) {
+                bad(
+                  'value',
+                  `the policy's MATCHES conditions are too costly: over the longest input they would take ${policyMatchSteps} steps with this one, more than ${MAX_POLICY_MATCH_STEPS} (compiled program size × longest text of the path, summed)`,
+                );
+              }
+            }
           }
         } else if (!isJsonValue(v)) {
           bad('value', 'must be a JSON value');

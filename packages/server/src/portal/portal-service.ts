@@ -38,6 +38,7 @@ export interface LoginResult {
 /** How stale a session's recorded activity may get before a request writes it again. */
 const SEEN_WRITE_INTERVAL_MS = 60_000;
 const hashSessionId = (sessionId: string): string => createHash('sha256').update(sessionId).digest('hex');
+const newSessionId = (): string => SESSION_PREFIX + randomBytes(32).toString('base64url');
 const totpContext = (tenantId: string, userId: string): string => `portal-totp:${tenantId}:${userId}`;
 
 function invalidSession(reason: string): AppError {
@@ -107,7 +108,7 @@ export function createPortalService(deps: {
         throw new AppError('IP_NOT_ALLOWED');
       }
 
-      const sessionId = SESSION_PREFIX + randomBytes(32).toString('base64url');
+      const sessionId = newSessionId();
       const now = clock();
       const enrolled = user.totpSecret !== null;
       const required = mfaRequired(user.role, enrolled);
@@ -199,12 +200,14 @@ export function createPortalService(deps: {
      * Verifies a TOTP code for the session: against a pending secret (which it then enrolls) or the
      * enrolled one. A code is accepted once per step: the user's last accepted step only grows, in
      * a conditional update, so two instances cannot both accept it. Wrong codes count against the
-     * session, which ends after MAX_MFA_FAILURES of them.
+     * session, which ends after MAX_MFA_FAILURES of them. An accepted code gives the session a new
+     * id (returned once) and ends the old one, so an id learnt before the second factor (session
+     * fixation) never carries the verified session.
      */
     async verifyMfa(
       principal: PortalUserPrincipal,
       code: string,
-    ): Promise<{ mfaVerified: true; enrolled: boolean }> {
+    ): Promise<{ mfaVerified: true; enrolled: boolean; sessionId: string }> {
       const now = clock();
       const outcome = await storage.writeTransaction(async (trx) => {
         const user = await portalUserRepository.get(trx, principal.tenantId, principal.id);
@@ -226,14 +229,20 @@ export function createPortalService(deps: {
           });
         }
         if (accepted) {
-          await portalSessionRepository.markMfaVerified(trx, principal.tenantId, principal.session.key);
+          const sessionId = newSessionId();
+          await portalSessionRepository.markMfaVerified(
+            trx,
+            principal.tenantId,
+            principal.session.key,
+            hashSessionId(sessionId),
+          );
           await chainRepository.append(
             trx,
             principal.tenantId,
             [principalEvent(principal, usePending ? 'portal.mfa.enrolled' : 'portal.mfa.verified', {})],
             now,
           );
-          return { accepted: true as const, enrolled: usePending };
+          return { accepted: true as const, enrolled: usePending, sessionId };
         }
         const failures = await portalSessionRepository.mfaFailures(
           trx,
@@ -267,7 +276,7 @@ export function createPortalService(deps: {
           { reason: outcome.reason },
         );
       }
-      return { mfaVerified: true, enrolled: outcome.enrolled };
+      return { mfaVerified: true, enrolled: outcome.enrolled, sessionId: outcome.sessionId };
     },
 
     async logout(principal: PortalUserPrincipal): Promise<void> {

@@ -73,11 +73,19 @@ export const portalSessionRepository = {
       .execute();
   },
 
-  /** The session passed its second factor: verified, its failures forgotten. */
-  async markMfaVerified(trx: Executor, tenantId: string, sessionHash: string): Promise<void> {
+  /**
+   * The session passed its second factor: verified, its failures forgotten, and its key replaced
+   * by the hash of a new session id (the old id ends, so one learnt before the factor is useless).
+   */
+  async markMfaVerified(
+    trx: Executor,
+    tenantId: string,
+    sessionHash: string,
+    newSessionHash: string,
+  ): Promise<void> {
     await trx
       .updateTable('portal_sessions')
-      .set({ mfa_verified: 1, mfa_failures: 0 })
+      .set({ session_hash: newSessionHash, mfa_verified: 1, mfa_failures: 0 })
       .where('tenant_id', '=', tenantId)
       .where('session_hash', '=', sessionHash)
       .execute();

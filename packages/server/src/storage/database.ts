@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -10,6 +10,7 @@ import {
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
+import { tighten } from '../foundation/file-modes.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
@@ -117,9 +118,23 @@ function openPostgres(options: StorageOptions & { databaseUrl: string }): Storag
   };
 }
 
+/**
+ * The data directory and the database files are the owner's only (0700 and 0600), whatever the
+ * umask, and existing ones are tightened: the database holds tenant data and sealed secrets, and
+ * `master.key` beside it opens them. SQLite creates `-wal` and `-shm` with the database file's
+ * mode, so the file is created 0600 before SQLite opens it. A path another user owns keeps its mode.
+ */
+function ownerOnly(file: string): void {
+  const dir = path.dirname(file);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  tighten(dir, 0o700);
+  closeSync(openSync(file, 'a', 0o600));
+  for (const name of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(name)) tighten(name, 0o600);
+}
+
 function openSqlite(options: StorageOptions): Storage {
   const file = options.sqliteFile ?? path.join(options.dataDir ?? './data', 'authority.db');
-  mkdirSync(path.dirname(file), { recursive: true });
+  ownerOnly(file);
   const database = new SqliteDatabase(file);
   database.pragma('journal_mode = WAL');
   database.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { type SigningAlg, verifyJwsInput } from '../crypto/signing-algorithms.js';
+import { type SigningAlg, toLowS, verifyJwsInput } from '../crypto/signing-algorithms.js';
 import type { EgressClient } from '../egress/egress-client.js';
 
 export class ExternalSignerError extends Error {
@@ -54,8 +54,9 @@ export async function signExternally(
   }
   if (typeof encoded !== 'string' || encoded === '')
     throw new ExternalSignerError('external signer returned no signature');
-  // Node's base64 decoder reads both alphabets; Vault's jws marshaling uses base64url.
-  const signature = Buffer.from(encoded.replace(/^vault:v\d+:/, ''), 'base64');
+  // Node's base64 decoder reads both alphabets; Vault's jws marshaling uses base64url. Vault's
+  // ECDSA signatures may have a high S: the low-S twin is the one the service writes.
+  const signature = toLowS(target.alg, Buffer.from(encoded.replace(/^vault:v\d+:/, ''), 'base64'));
   if (!verifyJwsInput(target.alg, target.publicKey, input, signature)) {
     throw new ExternalSignerError('external signer returned a signature that does not verify');
   }

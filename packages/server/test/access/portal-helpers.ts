@@ -90,6 +90,9 @@ export async function portalLogin(
       payload: { code: totpCode(secret, t.clock()) },
     });
     assert.equal(verify.statusCode, 200, verify.body);
+    // The verified session has a new id; the one used so far has ended.
+    result.sessionId = (verify.json() as { sessionId: string }).sessionId;
+    result.headers = { ...headers, 'x-portal-session-id': result.sessionId };
     result.secret = secret;
   }
   return result;

@@ -152,7 +152,14 @@ for (const engine of ENGINES) {
 
       const verified = await post('/portal/mfa', headers, { code: totpCode(key, t.clock()) });
       assert.equal(verified.statusCode, 200, verified.body);
-      assert.deepEqual(verified.json(), { mfaVerified: true, enrolled: true });
+      const { sessionId: rotated, ...rest } = verified.json();
+      assert.deepEqual(rest, { mfaVerified: true, enrolled: true });
+      assert.equal(verified.headers['cache-control'], 'no-store');
+      // Session fixation: the id known before the second factor has ended; only the new one works.
+      assert.match(rotated, /^ps_[A-Za-z0-9_-]{43}$/);
+      assert.notEqual(rotated, headers['x-portal-session-id']);
+      assertError(await get('/tenant', headers), 401, 'INVALID_PORTAL_SESSION');
+      headers['x-portal-session-id'] = rotated;
       assert.equal((await get('/tenant', headers)).statusCode, 200);
       assert.equal((await get('/keys', headers)).statusCode, 200);
       assert.equal((await auditEvents('acme', 'portal.mfa.enrolled')).at(-1)?.actorId, user.id);
@@ -176,8 +183,13 @@ for (const engine of ENGINES) {
       t.clock.advance(30_000);
       const next = await post('/portal/mfa', second, { code: totpCode(key, t.clock()) });
       assert.equal(next.statusCode, 200, next.body);
-      assert.deepEqual(next.json(), { mfaVerified: true, enrolled: false });
-      assert.equal((await get('/tenant', second)).statusCode, 200);
+      const { sessionId: nextSession, ...nextRest } = next.json() as Record<string, unknown>;
+      assert.deepEqual(nextRest, { mfaVerified: true, enrolled: false });
+      assertError(await get('/tenant', second), 401, 'INVALID_PORTAL_SESSION');
+      assert.equal(
+        (await get('/tenant', { ...second, 'x-portal-session-id': String(nextSession) })).statusCode,
+        200,
+      );
     });
 
     it('replacing an enrolled factor needs a session that verified it', async () => {
@@ -191,7 +203,8 @@ for (const engine of ENGINES) {
       assert.equal(reenroll.statusCode, 200, reenroll.body);
       const newKey = base32Decode(reenroll.json().secret);
       const confirmed = await post('/portal/mfa', admin.headers, { code: totpCode(newKey, t.clock()) });
-      assert.deepEqual(confirmed.json(), { mfaVerified: true, enrolled: true });
+      const { sessionId: _rotated, ...confirmedRest } = confirmed.json() as Record<string, unknown>;
+      assert.deepEqual(confirmedRest, { mfaVerified: true, enrolled: true });
       // From now on the new secret is the factor.
       t.clock.advance(30_000);
       const old = admin.secret ?? Buffer.alloc(0);

@@ -222,6 +222,9 @@ for (const engine of ENGINES) {
           '/config/healthUrl',
         ],
         ['github', { token: 't', baseUrl: 'http://[::1]:8080/api/v3' }, '/config/baseUrl'],
+        ['github', { token: 't', baseUrl: 'http://[::127.0.0.1]:8080/api/v3' }, '/config/baseUrl'],
+        ['http', { url: 'http://[::a00:1]/run' }, '/config/url'],
+        ['http', { url: 'http://[2002:7f00:1::1]/run' }, '/config/url'],
         ['http', { url: 'https://nowhere.example.test/run' }, '/config/url'],
       ];
       for (const [type, config, path] of targets) {

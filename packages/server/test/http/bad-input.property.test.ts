@@ -6,6 +6,7 @@ import { PERMISSIONS, ROLES } from '../../src/identity/permissions.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
 import { portalLogin } from '../access/portal-helpers.js';
 import { ADMIN_TOKEN, createTestApp, type Headers, type TestApp } from '../helpers/app.js';
+import { badBody } from '../helpers/bad-shapes.js';
 import { ENGINES } from '../helpers/storage.js';
 
 /**
@@ -332,6 +333,29 @@ for (const engine of ENGINES) {
               assert.deepEqual(await sideEffects(), before, context);
             }),
             { ...PARAMS, numRuns: 100 },
+          );
+        });
+
+        test(`${route.method} ${route.url}: ill-formed Unicode (keys too) or nesting past the limit anywhere is 400 naming the path`, async () => {
+          await fc.assert(
+            fc.asyncProperty(badBody, async (bad) => {
+              const before = await sideEffects();
+              address += 1;
+              const res = await t.app.inject({
+                method: route.method,
+                url: route.url,
+                headers: { ...route.headers(), 'content-type': 'application/json' },
+                remoteAddress: `10.${(address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`,
+                payload: JSON.stringify(bad.value),
+              });
+              const context = `${bad.kind} at ${bad.path} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
+              assert.equal(res.statusCode, 400, context);
+              assertAnswer(res, bad.path);
+              assert.equal(res.json().error.code, 'VALIDATION_ERROR', context);
+              assert.equal(res.json().error.details.issues[0].path, bad.path, context);
+              assert.deepEqual(await sideEffects(), before, context);
+            }),
+            { ...PARAMS, numRuns: 40 },
           );
         });
       }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { bearer, createTestApp, type Headers, type TestApp } from '../helpers/app.js';
+import { BAD_KINDS, illFormedText, plant } from '../helpers/bad-shapes.js';
 import { ENGINES } from '../helpers/storage.js';
 import { clearState, registerActors, tokenBody } from './fixtures.js';
 
@@ -155,6 +156,50 @@ for (const engine of ENGINES) {
           check('/v1/physical/authority-tokens', replaced(valid, path, value)),
         ),
         { ...PARAMS, numRuns: 400 },
+      );
+    });
+
+    test('a valid request with ill-formed Unicode (keys too) or nesting past the limit anywhere: 400 naming the path, nothing written', async () => {
+      const valid = tokenBody({ physicalState: clearState(t.clock()) });
+      const bodies: Record<string, unknown> = {
+        '/v1/physical/authority-tokens': valid,
+        '/v1/physical/classify': { goal: (valid.intent as { structuredGoal: unknown }).structuredGoal },
+        '/v1/physical/policy': {
+          policy: {
+            clauses: [
+              {
+                id: 'c',
+                effect: 'deny',
+                when: [{ predicate: 'a/b', op: 'eq', value: true }],
+                safeDefault: 'stop',
+              },
+            ],
+          },
+        },
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...Object.keys(bodies)),
+          fc.array(fc.nat(), { maxLength: 5 }),
+          fc.constantFrom(...BAD_KINDS),
+          illFormedText,
+          async (url, choices, kind, text) => {
+            const bad = plant(bodies[url], choices, kind, text);
+            const before = await writes();
+            const res = await t.app.inject({
+              method: 'POST',
+              url,
+              headers: { ...owner, 'content-type': 'application/json' },
+              payload: JSON.stringify(bad.value),
+            });
+            const context = `${url} ${kind} at ${bad.path} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
+            assert.equal(res.statusCode, 400, context);
+            assert.equal(res.json().error.code, 'validation_error', context);
+            assert.equal(res.json().error.details.issues[0].path, bad.path, context);
+            assert.equal(await writes(), before, context);
+          },
+        ),
+        PARAMS,
       );
     });
 

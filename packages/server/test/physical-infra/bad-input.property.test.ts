@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { bearer, createTestApp, type Headers, type TestApp } from '../helpers/app.js';
+import { badBody, plant } from '../helpers/bad-shapes.js';
 import { ENGINES } from '../helpers/storage.js';
 import { issueToken, recordRefusal } from './fixtures.js';
 
@@ -86,6 +87,48 @@ for (const engine of ENGINES) {
             assert.equal(await writes(), before, context);
           }),
           PARAMS,
+        );
+      }
+    });
+
+    test('every body route: ill-formed Unicode (keys too) or nesting past the limit anywhere is 400 naming the path', async () => {
+      const actor = { actorIdentity: 'devid:arm-1', actorKind: 'robot' };
+      for (const route of routes) {
+        await fc.assert(
+          fc.asyncProperty(badBody, async (bad) => {
+            const before = await writes();
+            const res = await t.app.inject({
+              method: 'POST',
+              url: route.url,
+              headers: { ...owner, 'content-type': 'application/json' },
+              payload: JSON.stringify(bad.value),
+            });
+            const context = `${route.url} ${bad.kind} at ${bad.path} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
+            assert.equal(res.statusCode, 400, context);
+            assert.equal(res.json().error.code, 'validation_error', context);
+            assert.equal(res.json().error.details.issues[0].path, bad.path, context);
+            assert.equal(await writes(), before, context);
+          }),
+          {
+            ...PARAMS,
+            numRuns: 40,
+            // The review's case: two identities that differ only in a lone surrogate.
+            examples: [
+              [
+                {
+                  ...plant(actor, [], 'lone surrogate in a value', '\udc01devid:q'),
+                  kind: 'lone surrogate in a value',
+                },
+              ],
+              [
+                {
+                  value: { ...actor, actorIdentity: '\udc02devid:q' },
+                  path: '/actorIdentity',
+                  kind: 'lone surrogate in a value',
+                },
+              ],
+            ],
+          },
         );
       }
     });

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { RE2JS } from 're2js';
 import { compilePolicy } from '../../src/policy/compile-policy.js';
 import { deepEqual, evaluatePolicy } from '../../src/policy/evaluate-policy.js';
+import { EvaluationPattern } from '../../src/policy/pattern.js';
 import type { Condition, Operator } from '../../src/policy/rule.js';
 import { doc, explain, holds, ids, policyOf } from './fixtures.js';
 
@@ -401,6 +402,7 @@ describe('evaluatePolicy', () => {
     assert.deepEqual(evaluatePolicy(compilePolicy([]), d, { explain: true }), {
       matched: [],
       explanation: [],
+      steps: 0,
     });
   });
 
@@ -412,7 +414,8 @@ describe('evaluatePolicy', () => {
     assert.ok(node?.kind === 'group');
     const first = node.all?.[0];
     assert.ok(first?.kind === 'cond');
-    assert.ok(first.re instanceof RE2JS);
+    assert.ok(first.re instanceof EvaluationPattern);
+    assert.equal(first.re.programSize, RE2JS.compile('x').programSize());
   });
 
   test('results are fresh objects: mutating them does not affect later evaluations', () => {

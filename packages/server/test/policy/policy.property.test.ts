@@ -139,14 +139,20 @@ describe('policy properties', () => {
       },
     ]);
     const evil = `${'a'.repeat(100_000)}!`;
+    // The default budget would stop this evaluation (evaluation-budget.test.ts); this test is about the engine.
+    const budgetSteps = 100_000_000;
     const result = evaluatePolicy(policy, doc({ proposedAction: evil.slice(0, 4000), args: { s: evil } }), {
       explain: true,
+      budgetSteps,
     });
     // None can match (the text ends in "!"); a backtracking engine would take exponential time to find out.
     assert.deepEqual(result.matched, []);
     assert.equal(result.explanation?.length, 3);
     // And a match is still found on the same shape of input when there is one.
-    const hit = evaluatePolicy(policy, doc({ args: { s: 'a'.repeat(100_000) } }), { explain: false });
+    const hit = evaluatePolicy(policy, doc({ args: { s: 'a'.repeat(100_000) } }), {
+      explain: false,
+      budgetSteps,
+    });
     assert.deepEqual(
       hit.matched.map((m) => m.id),
       ['redos', 'redos-field'],

@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { RE2JS } from 're2js';
+import { POLICY_PACKS, packRules } from '../../src/policy/packs.js';
+import {
+  countedRepetitions,
+  MAX_PATTERN_PROGRAM_SIZE,
+  MAX_PATTERN_REPEAT,
+} from '../../src/policy/pattern.js';
 import { MAX_BARE_ARGS_MATCHES, MAX_RULES, OPERATORS } from '../../src/policy/rule.js';
 import {
   MAX_CONDITION_DEPTH,
   MAX_ISSUES,
+  MAX_POLICY_MATCH_STEPS,
   type PolicyIssue,
   validatePolicy,
 } from '../../src/policy/validate-policy.js';
@@ -437,6 +445,80 @@ describe('validatePolicy: limits', () => {
       issues[0]?.message ?? '',
       /at most 50 bare-args MATCHES conditions per policy \(this is number 51\)/,
     );
+  });
+
+  test(`counted repetitions are at most ${MAX_PATTERN_REPEAT}, wherever they are written`, () => {
+    const field = 'conditions.all[0].value';
+    // The review's pattern: [a-z]{1000} ninety times compiles to ~90,000 instructions.
+    const review = '[a-z]{1000}'.repeat(90);
+    onlyIssue(
+      cond({ path: 'args.s', op: 'MATCHES', value: review }),
+      field,
+      /pattern repeats too much: "\{1000\}" at offset 5; counted repetitions may not exceed 100/,
+    );
+    for (const pattern of ['x{101}', 'x{2,101}', 'x{101,}', '(?:ab){0,200}', '[{]x{3}y{150}']) {
+      onlyIssue(cond({ path: 'args.s', op: 'MATCHES', value: pattern }), field, /pattern repeats too much/);
+    }
+    // Escaped braces, quoted text, classes, \p{…} and \x{…} hold no repetition.
+    for (const pattern of [
+      'x{100}',
+      'x{0,100}',
+      '\\{500\\}',
+      '\\Qa{500}\\E',
+      '[{500}]',
+      '\\p{Greek}{3}',
+      '\\x{41}{2}',
+      'a{,500}',
+    ]) {
+      assert.ok(
+        validatePolicy({ rules: [cond({ path: 'args.s', op: 'MATCHES', value: pattern })] }).ok,
+        pattern,
+      );
+    }
+    assert.deepEqual(countedRepetitions('a{2}[{9}]\\Q{7}\\E(b){3,40}\\{5}c{1,}'), [
+      { text: '{2}', offset: 1, bound: 2 },
+      { text: '{3,40}', offset: 19, bound: 40 },
+      { text: '{1,}', offset: 30, bound: 1 },
+    ]);
+  });
+
+  test(`a pattern compiles to at most ${MAX_PATTERN_PROGRAM_SIZE} instructions`, () => {
+    const big = '[a-z]{100}'.repeat(6);
+    assert.ok(RE2JS.compile(big).programSize() > MAX_PATTERN_PROGRAM_SIZE);
+    onlyIssue(
+      cond({ path: 'args.s', op: 'MATCHES', value: big }),
+      'conditions.all[0].value',
+      /pattern is too costly: it compiles to \d+ RE2 instructions, more than 500/,
+    );
+    const fits = '[a-z]{100}'.repeat(4);
+    assert.ok(validatePolicy({ rules: [cond({ path: 'args.s', op: 'MATCHES', value: fits })] }).ok);
+  });
+
+  test('MATCHES conditions × the longest text of their path are bounded across the policy', () => {
+    const pattern = '[a-z]{100}'.repeat(4);
+    const rule = (i: number, path: string) => ({
+      id: `m${i}`,
+      effect: 'DENY',
+      conditions: { all: [{ path, op: 'MATCHES', value: pattern }] },
+    });
+    // Over args (64 KiB) each costs ~26 million steps: seven fit, the eighth is refused.
+    const onArgs = Array.from({ length: 7 }, (_, i) => rule(i, `args.f${i}`));
+    assert.ok(validatePolicy({ rules: onArgs }).ok);
+    const issues = issuesOf([...onArgs, rule(7, 'args.more')]);
+    assert.equal(issues.length, 1);
+    assert.equal(issues[0]?.ruleId, 'm7');
+    assert.equal(issues[0]?.field, 'conditions.all[0].value');
+    assert.match(issues[0]?.message ?? '', new RegExp(`more than ${MAX_POLICY_MATCH_STEPS}`));
+    // Over short fields the same patterns cost far less: actor.id holds at most 200 characters.
+    const onActor = Array.from({ length: 200 }, (_, i) => rule(i, 'actor.id'));
+    assert.ok(validatePolicy({ rules: onActor }).ok);
+  });
+
+  test('every pack, and all of them together, pass the limits', () => {
+    for (const pack of POLICY_PACKS) {
+      assert.ok(validatePolicy({ rules: packRules(pack) }, { allowPackIds: true }).ok, pack.id);
+    }
+    assert.ok(validatePolicy({ rules: POLICY_PACKS.flatMap(packRules) }, { allowPackIds: true }).ok);
   });
 
   test(`at most ${MAX_ISSUES} issues are reported`, () => {

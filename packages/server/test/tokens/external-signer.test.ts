@@ -18,7 +18,11 @@ import { ADAPTER_ID, allKeys, assertError, auditEntries, bearer, tokenRequest } 
 const VAULT_TOKEN = 'hvs.test-vault-token-5f3a9c0e1d7b';
 const ROTATION_GUARD_MS = 305_000;
 
-type Mode = 'ok' | '500' | 'garbage' | 'no-signature' | 'wrong-key' | 'hang';
+type Mode = 'ok' | 'high-s' | '500' | 'garbage' | 'no-signature' | 'wrong-key' | 'hang';
+
+/** The order of the P-256 group. */
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+const sOf = (signature: Buffer) => BigInt(`0x${signature.subarray(32).toString('hex')}`);
 
 interface VaultRequest {
   method: string;
@@ -93,10 +97,15 @@ class FakeVault {
       if (this.mode === 'no-signature') return reply(200, { data: {} });
       const input = Buffer.from(body.input, 'base64');
       const privateKey = this.mode === 'wrong-key' ? this.other[key.alg] : key.privateKey;
-      const signature =
+      let signature =
         key.alg === 'EdDSA'
           ? sign(null, input, privateKey)
           : sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' });
+      // Vault's ECDSA signatures come with either S; this mode always answers the high one.
+      if (this.mode === 'high-s' && sOf(signature) <= P256_ORDER >> 1n) {
+        const high = Buffer.from((P256_ORDER - sOf(signature)).toString(16).padStart(64, '0'), 'hex');
+        signature = Buffer.concat([signature.subarray(0, 32), high]);
+      }
       reply(200, { data: { signature: `vault:v1:${signature.toString('base64url')}`, key_version: 1 } });
     });
   }
@@ -379,6 +388,16 @@ for (const engine of ENGINES) {
       assert.equal(res.statusCode, 201, res.body);
       assert.equal(res.json().alg, 'ES256');
       await mintAndVerify('globex', 'ES256', kid);
+      // A high S from the signer is written in low-S form, which is what verifiers accept.
+      vault.mode = 'high-s';
+      try {
+        for (let i = 0; i < 4; i += 1) {
+          const minted = await mintAndVerify('globex', 'ES256', kid);
+          assert.ok(sOf(Buffer.from(minted.token.split('.')[2] ?? '', 'base64url')) <= P256_ORDER >> 1n);
+        }
+      } finally {
+        vault.mode = 'ok';
+      }
     });
 
     test('fail-closed: a signer that errs, answers garbage, signs with another key or hangs makes signing throw', async () => {

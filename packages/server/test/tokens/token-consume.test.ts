@@ -21,6 +21,7 @@ import {
 } from '../helpers/tokens.js';
 
 const ROTATION_GUARD_MS = 305_000;
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
 const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 interface Verdict {
@@ -261,6 +262,10 @@ for (const engine of ENGINES) {
         [{ ...base, aud: 'github-other' }, 'SIGNATURE_VERIFICATION_FAILED'],
         [{ ...base, iat: undefined }, 'TOKEN_MALFORMED'],
         [{ ...base, exp: base.iat + 301 }, 'TOKEN_TTL_EXCEEDS_LIMIT'],
+        [{ ...base, iat: base.iat + 6, exp: base.exp + 6 }, 'TOKEN_NOT_YET_VALID'],
+        [{ ...base, nbf: base.iat + 60 }, 'TOKEN_NOT_YET_VALID'],
+        [{ ...base, nbf: 'later' }, 'TOKEN_MALFORMED'],
+        [{ ...base, nbf: base.iat + 60, decision: 'DENIED' }, 'TOKEN_NOT_YET_VALID'],
         [{ ...base, decision: 'DENIED' }, 'TOKEN_DECISION_INVALID'],
         [{ ...base, tenantId: 'globex' }, 'TOKEN_TENANT_MISMATCH'],
       ];
@@ -274,6 +279,34 @@ for (const engine of ENGINES) {
       assert.deepEqual(await nonceRows(base.nonce), [], 'the nonce was consumed by a rejected token');
       // The genuine token is still good.
       assert.equal((await consume(minted.token)).valid, true);
+    });
+
+    test('ES256: minted signatures are low-S; the high-S twin is SIGNATURE_VERIFICATION_FAILED and consumes nothing', async () => {
+      const tenant = await t.createTenant('es-tenant');
+      const owner = await issueKey(t, 'es-tenant', tenant.ownerKey.key, 'owner');
+      const switched = await t.app.inject({
+        method: 'PUT',
+        url: '/authority/keys/algorithm',
+        headers: bearer(owner.key, 'es-tenant'),
+        payload: { alg: 'ES256' },
+      });
+      assert.equal(switched.statusCode, 200, switched.body);
+      const half = P256_ORDER >> 1n;
+      for (let i = 0; i < 12; i += 1) {
+        const minted = await mintFor(t, 'es-tenant');
+        const signature = Buffer.from(minted.token.split('.')[2] ?? '', 'base64url');
+        const s = BigInt(`0x${signature.subarray(32).toString('hex')}`);
+        assert.ok(s <= half, 'minted with a high S');
+        const twin = `${minted.token.slice(0, minted.token.lastIndexOf('.'))}.${Buffer.concat([
+          signature.subarray(0, 32),
+          Buffer.from((P256_ORDER - s).toString(16).padStart(64, '0'), 'hex'),
+        ]).toString('base64url')}`;
+        const edge = await issueKey(t, 'es-tenant', tenant.ownerKey.key, 'agent');
+        const verdict = await consume(twin, { key: edge.key, tenantId: 'es-tenant' });
+        assert.deepEqual(verdict, { valid: false, reason: 'SIGNATURE_VERIFICATION_FAILED' });
+        assert.deepEqual(await nonceRows(minted.claims.nonce), []);
+        assert.equal((await consume(minted.token, { key: edge.key, tenantId: 'es-tenant' })).valid, true);
+      }
     });
 
     test('kill switch on: TENANT_KILL_SWITCH, the nonce stays unconsumed; off again: valid', async () => {

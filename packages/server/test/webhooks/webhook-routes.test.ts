@@ -134,6 +134,11 @@ for (const engine of ENGINES) {
         'http://127.0.0.1:9/hook',
         'http://10.0.0.8/hook',
         'http://[::1]:9/hook',
+        // IPv4-compatible IPv6 carries 127.0.0.1 and 10.0.0.1: judged by the IPv4 address.
+        'http://[::127.0.0.1]:9/hook',
+        'http://[::7f00:1]:9/hook',
+        'http://[::a00:1]/hook',
+        'http://[64:ff9b::a9fe:a9fe]/latest',
         'http://169.254.169.254/latest',
         'https://internal.example.test/hook',
       ]) {

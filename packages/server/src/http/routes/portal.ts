@@ -115,17 +115,26 @@ export const portalRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags: ['portal'],
         summary:
-          'Verify a TOTP code for the session (each code is accepted once); confirms a pending enrollment',
+          'Verify a TOTP code for the session (each code is accepted once); confirms a pending enrollment and issues a new sessionId',
         security: portalSecurity,
         body: Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$' }) }, { additionalProperties: false }),
         response: {
-          200: Type.Object({ mfaVerified: Type.Literal(true), enrolled: Type.Boolean() }),
+          200: Type.Object({
+            mfaVerified: Type.Literal(true),
+            enrolled: Type.Boolean(),
+            sessionId: Type.String({
+              description: 'The session from now on: the id used for this request has ended',
+            }),
+          }),
           409: ErrorResponse,
           ...tenantErrors,
         },
       },
     },
-    async (request) => portal.verifyMfa(portalPrincipalOf(request), request.body.code),
+    async (request, reply) =>
+      reply
+        .header('cache-control', 'no-store')
+        .send(await portal.verifyMfa(portalPrincipalOf(request), request.body.code)),
   );
 
   app.post(

@@ -23,6 +23,8 @@ export interface IntentEvaluationInput {
   explain: boolean;
   /** `/authority/evaluate`'s `oiCode`: evaluated in place of the primary hypothesis's code. */
   oiCodeOverride?: string | undefined;
+  /** Policy evaluation's work budget in steps (default EVALUATION_BUDGET_STEPS). */
+  budgetSteps?: number | undefined;
 }
 
 export interface IntentEvaluation {
@@ -39,6 +41,8 @@ export interface IntentEvaluation {
   /** Where an escalation goes: the floor sends it to two-person review. */
   queue: 'standard' | 'catastrophic-review';
   explanation?: ExplanationEntry[];
+  /** Steps of policy-evaluation work this evaluation spent (evaluation-budget.ts). */
+  evaluationSteps: number;
 }
 
 const OUTCOME: Readonly<Record<Effect, Outcome>> = {
@@ -67,6 +71,7 @@ export function evaluateIntent(input: IntentEvaluationInput): IntentEvaluation {
     interpretation,
     floor: { matched: false } as FloorMatch,
     queue: 'standard' as const,
+    evaluationSteps: 0,
   };
 
   if (input.killSwitch.enabled) {
@@ -127,7 +132,29 @@ export function evaluateIntent(input: IntentEvaluationInput): IntentEvaluation {
     github: (request.riskContext.github as Record<string, unknown> | undefined) ?? null,
     thresholds: { ...thresholds },
   };
-  const evaluated = evaluatePolicy(input.policy, doc, { explain: input.explain });
+  const evaluated = evaluatePolicy(input.policy, doc, {
+    explain: input.explain,
+    ...(input.budgetSteps === undefined ? {} : { budgetSteps: input.budgetSteps }),
+  });
+  if (evaluated.budgetExceeded) {
+    // The rules evaluated before the budget ran out say nothing about the others: only the floor
+    // (evaluated whole) and the signal are reported.
+    const rule = signalRule(SIGNAL_IDS.evaluationBudget, 'DENY');
+    rationale.push(
+      `policy evaluation needs more than its budget of ${evaluated.budgetExceeded.limit} steps: DENY`,
+    );
+    return {
+      ...base,
+      evaluationSteps: evaluated.steps,
+      floor,
+      effect: 'DENY',
+      outcome: 'DENIED',
+      rationale,
+      gateTrace: ['kill_switch', 'rbac', 'structural', 'authority_rules'],
+      matchedRules: [...matched, rule],
+      decidingRule: rule,
+    };
+  }
   for (const rule of evaluated.matched) {
     matched.push(rule);
     rationale.push(`rule ${rule.id} matched: ${rule.effect}`);
@@ -138,6 +165,7 @@ export function evaluateIntent(input: IntentEvaluationInput): IntentEvaluation {
     rationale.push('no rule matched: DENY (default)');
     return {
       ...base,
+      evaluationSteps: evaluated.steps,
       floor,
       effect: 'DENY',
       outcome: 'DENIED',
@@ -158,6 +186,7 @@ export function evaluateIntent(input: IntentEvaluationInput): IntentEvaluation {
   rationale.push(`most severe wins: ${decision.effect} (deciding rule ${decision.decidingRule.id})`);
   return {
     ...base,
+    evaluationSteps: evaluated.steps,
     floor,
     effect: decision.effect,
     outcome,

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { validationError } from '../../errors/app-error.js';
 import { decodeIdCursor, encodeIdCursor } from '../../foundation/cursor.js';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
 import { IdParams, IsoDateTime, tenantErrors, tenantSecurity } from '../../http/schemas.js';
+import { checkIdempotencyKey } from '../../request-checks/idempotency-key.js';
 import type { Approvals } from '../use-cases/approvals.js';
 
 const Status = Type.Enum(['pending', 'approved', 'denied', 'expired']);
@@ -138,12 +140,19 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: Approvals }>
       config: needs('intent:create'),
       schema: {
         tags: ['approvals'],
-        summary: 'The one token of an approved escalation, for the principal that submitted the intent',
+        summary:
+          'The one token of an approved escalation, for the principal that submitted the intent; the same Idempotency-Key replays it',
         security: tenantSecurity,
         params: IdParams,
         response: { 200: IntentTokenResponse, ...errors },
       },
     },
-    async (request) => approvals.issueToken(principalOf(request), request.params.id),
+    async (request) => {
+      const key = request.headers['idempotency-key'];
+      const keyIssues = checkIdempotencyKey(key);
+      if (keyIssues.length > 0) throw validationError(keyIssues);
+      const idempotencyKey = typeof key === 'string' ? key : undefined;
+      return approvals.issueToken(principalOf(request), request.params.id, idempotencyKey);
+    },
   );
 };

@@ -4,6 +4,7 @@ import { chainRepository } from '../../chain/chain-repository.js';
 import { loopFailed } from '../../errors/fail-closed.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
+import { EVALUATION_BUDGET_STEPS } from '../../policy/evaluation-budget.js';
 import { packIdOfRule } from '../../policy/packs.js';
 import { SEVERITY } from '../../policy/rule.js';
 import type { Storage } from '../../storage/database.js';
@@ -72,7 +73,12 @@ export function createAuthorityEvaluate(deps: {
         };
         evaluation = evaluateIntent(input);
         if (request.oiCode !== undefined) {
-          const second = evaluateIntent({ ...input, oiCodeOverride: request.oiCode });
+          // One budget for both passes: the second gets what the first left.
+          const second = evaluateIntent({
+            ...input,
+            oiCodeOverride: request.oiCode,
+            budgetSteps: EVALUATION_BUDGET_STEPS - evaluation.evaluationSteps,
+          });
           if (SEVERITY[second.effect] > SEVERITY[evaluation.effect]) evaluation = second;
         }
       } catch (error) {

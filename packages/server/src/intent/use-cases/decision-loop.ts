@@ -17,6 +17,7 @@ import { type MintedToken, mintDecisionToken } from '../../tokens/decision-token
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import type { DecisionEvent } from '../../webhooks/events.js';
 import { enqueueEvents } from '../../webhooks/outbox.js';
+import { argsPreview } from '../domain/args-preview.js';
 import { evaluateIntent, type IntentEvaluation } from '../domain/evaluate-intent.js';
 import { tokenIssuedEvent } from '../domain/intent-events.js';
 import type { IntentRequest } from '../domain/intent-request.js';
@@ -32,8 +33,6 @@ import { type ExecutionPlan, executeApproved, initialExecution, planExecution } 
 import type { PolicyStore } from './policy-store.js';
 
 export const INTENT_IDEMPOTENCY_SCOPE = 'intent';
-const PREVIEW_LIMIT = 256;
-const SECRET_KEY = /secret|token|password|key/i;
 
 export interface IntentResponse {
   intentId: string;
@@ -49,15 +48,6 @@ export interface IntentResponse {
 export interface SubmitResult {
   statusCode: number;
   body: IntentResponse;
-}
-
-/** A JSON preview of args with values under secret-looking keys redacted, at most 256 characters. */
-export function argsPreview(args: unknown): string | null {
-  if (args === undefined) return null;
-  const text = JSON.stringify(args, (key, value) =>
-    key !== '' && SECRET_KEY.test(key) ? '[redacted]' : value,
-  );
-  return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT - 1)}…` : text;
 }
 
 const STATUS_CODE = { APPROVED: 200, ESCALATED: 202, DENIED: 403 } as const;

@@ -1,0 +1,156 @@
+import type {
+  AcknowledgeBreakRequest,
+  BreakAcknowledgement,
+  ChainVerification,
+  Checkpoint,
+  CheckpointList,
+  CheckpointQuery,
+  ExportLine,
+  ExportQuery,
+  Timeline,
+  TimelineEvent,
+  TimelineQuery,
+  VerifyChainRequest,
+} from '../wire/audit.js';
+import { WIRE_ROUTES as R } from '../wire/routes.js';
+import { AuthorityApiError } from './api-error.js';
+import { nextCursorOf, PagedList } from './paged-list.js';
+import { Resource } from './resource.js';
+import type { CallOptions } from './transport.js';
+
+const DEFAULT_CHECKPOINT_LIMIT = 100;
+
+/** The tenant's audit chain: timeline, export, checkpoints, verification (contract §6). */
+export class AuditResource extends Resource {
+  /**
+   * `GET /audit/:tenantId/timeline`, newest first: await it for a page, iterate it for every event.
+   *
+   * @example
+   * ```ts
+   * for await (const event of client.audit.timeline({ eventType: 'intent.decided' })) {
+   *   console.log(event.index, event.summary);
+   * }
+   * ```
+   */
+  timeline(query: TimelineQuery = {}, options?: CallOptions): PagedList<TimelineEvent, Timeline> {
+    return new PagedList(
+      (cursor) =>
+        this.expect<Timeline>({
+          route: R.getTimeline,
+          params: { tenantId: this.tenantId },
+          query: { ...query, cursor: cursor ?? query.cursor },
+          retry: 'safe',
+          options,
+        }),
+      (page) => page.events,
+      nextCursorOf,
+    );
+  }
+
+  /**
+   * `GET /audit/:tenantId/checkpoints`, oldest first: await it for a page, iterate it for every
+   * checkpoint from `from` (pages follow on from the last index seen).
+   *
+   * @example
+   * ```ts
+   * const all = await client.audit.checkpoints().all();
+   * ```
+   */
+  checkpoints(query: CheckpointQuery = {}, options?: CallOptions): PagedList<Checkpoint, CheckpointList> {
+    const limit = query.limit ?? DEFAULT_CHECKPOINT_LIMIT;
+    return new PagedList(
+      (cursor) =>
+        this.expect<CheckpointList>({
+          route: R.listCheckpoints,
+          params: { tenantId: this.tenantId },
+          query: { ...query, limit, from: cursor === undefined ? query.from : Number(cursor) },
+          retry: 'safe',
+          options,
+        }),
+      (page) => page.checkpoints,
+      (page) => {
+        const last = page.checkpoints[page.checkpoints.length - 1];
+        return last !== undefined && page.checkpoints.length >= limit ? String(last.index + 1) : undefined;
+      },
+    );
+  }
+
+  /**
+   * `GET /audit/:tenantId/export` as raw NDJSON lines, ready for `verifyChainExport`.
+   *
+   * @example
+   * ```ts
+   * import { verifyChainExport } from '@authority-runtime/sdk';
+   *
+   * const result = await verifyChainExport(client.audit.exportLines(), { jwks });
+   * ```
+   */
+  async *exportLines(
+    query: ExportQuery = {},
+    options?: CallOptions,
+  ): AsyncGenerator<string, void, undefined> {
+    const response = await this.transport.stream({
+      route: R.exportAudit,
+      params: { tenantId: this.tenantId },
+      query,
+      retry: 'safe',
+      options,
+    });
+    if (!response.body) return;
+    let rest = '';
+    try {
+      for await (const chunk of response.body.pipeThrough(new TextDecoderStream())) {
+        const lines = (rest + chunk).split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) if (line !== '') yield line;
+      }
+    } catch (error) {
+      throw new AuthorityApiError({
+        status: 0,
+        code: options?.signal?.aborted ? 'ABORTED' : 'NETWORK_ERROR',
+        message: 'The export stream broke off',
+        retryable: !options?.signal?.aborted,
+        cause: error,
+      });
+    }
+    if (rest !== '') yield rest;
+  }
+
+  /**
+   * `GET /audit/:tenantId/export`, each line parsed: an entry, or a checkpoint right after its entry.
+   *
+   * @example
+   * ```ts
+   * for await (const line of client.audit.export({ fromIndex: 0, toIndex: 99 })) {
+   *   if ('entry' in line) console.log(line.entry.eventType);
+   * }
+   * ```
+   */
+  async *export(query: ExportQuery = {}, options?: CallOptions): AsyncGenerator<ExportLine, void, undefined> {
+    for await (const line of this.exportLines(query, options)) yield JSON.parse(line) as ExportLine;
+  }
+
+  /**
+   * `POST /audit/verify-chain`: verify the chain (or an inclusive index range) and its checkpoints in the service.
+   *
+   * @example
+   * ```ts
+   * const { valid, brokenAt, reason } = await client.audit.verifyChain();
+   * ```
+   */
+  verifyChain(range: VerifyChainRequest = {}, options?: CallOptions): Promise<ChainVerification> {
+    return this.expect({ route: R.verifyChain, body: range, retry: 'safe', options });
+  }
+
+  /**
+   * `POST /audit/acknowledge-break`: record the acknowledgement of an open chain break.
+   *
+   * @example
+   * ```ts
+   * await client.audit.acknowledgeBreak({ brokenAt: 41, note: 'restored from backup, see ticket 88' });
+   * ```
+   */
+  acknowledgeBreak(request: AcknowledgeBreakRequest, options?: CallOptions): Promise<BreakAcknowledgement> {
+    return this.expect({ route: R.acknowledgeBreak, body: request, retry: 'unprocessed', options });
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The work budget of one policy evaluation (contract §4.5: a decision over its cost budget is
+ * DENIED with `signal:evaluation-budget`, never a 500 and never a stall of other requests).
+ *
+ * Work is counted in *steps* and charged before it is done, from sizes known in advance, so the
+ * budget is deterministic (the same policy and document always give the same result, on any
+ * machine and under any load) and no single piece of work can overrun it. A step is one RE2
+ * instruction applied to one character, the unit of linear-time matching's worst case; other work
+ * is weighed in the same unit (measured on the benchmark machine, bench/policy-budget.ts):
+ * - a MATCHES test: the pattern's program size × (the text's length + 1), plus MATCH_CALL_STEPS;
+ * - each candidate a `[*]` or bare-`args` path yields, and each element of a list read through
+ *   `valuePath` for IN / NOT_IN: CANDIDATE_STEPS;
+ * - CONTAINS on a string: one step per CONTAINS_CHARS_PER_STEP characters (rounded up);
+ * - a binding: one step for its exact entries, plus the subject's length + 1 per glob entry.
+ * With re2js's NFA at about 25 ns a step (the DFA's memory is bounded, see pattern.ts), the
+ * budget keeps a whole evaluation near 25 ms.
+ */
+export const EVALUATION_BUDGET_STEPS = 1_000_000;
+export const MATCH_CALL_STEPS = 8;
+export const CANDIDATE_STEPS = 3;
+export const CONTAINS_CHARS_PER_STEP = 4;
+
+/** Thrown by EvaluationMeter.charge; policy evaluation catches it and reports the exhaustion. */
+export class EvaluationBudgetExceeded extends Error {
+  constructor(
+    readonly spent: number,
+    readonly limit: number,
+  ) {
+    super(`policy evaluation needs more than ${limit} steps`);
+    this.name = 'EvaluationBudgetExceeded';
+  }
+}
+
+/** Counts the steps of one evaluation against its limit. */
+export class EvaluationMeter {
+  #spent = 0;
+
+  constructor(readonly limit: number = EVALUATION_BUDGET_STEPS) {}
+
+  get spent(): number {
+    return this.#spent;
+  }
+
+  /** Charges work before it is done; throws EvaluationBudgetExceeded (charging nothing) when it would pass the limit. */
+  charge(steps: number): void {
+    if (this.#spent + steps > this.limit) throw new EvaluationBudgetExceeded(this.#spent, this.limit);
+    this.#spent += steps;
+  }
+}
+
+/** Steps of one CONTAINS over a string of `length` characters. */
+export function containsSteps(length: number): number {
+  return Math.ceil(length / CONTAINS_CHARS_PER_STEP);
+}
+
+/** Worst-case steps of one MATCHES test of a program of `programSize` instructions over `textLength` characters. */
+export function matchSteps(programSize: number, textLength: number): number {
+  return programSize * (textLength + 1) + MATCH_CALL_STEPS;
+}

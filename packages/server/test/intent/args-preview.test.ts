@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { argsPreview } from '../../src/intent/domain/args-preview.js';
+
+describe('argsPreview: what of args reaches the permanent chain', () => {
+  test('values under credential-like keys are redacted, whatever their case or place', () => {
+    const keys = [
+      'secret',
+      'clientSecret',
+      'token',
+      'access_token',
+      'password',
+      'passwd',
+      'pwd',
+      'passphrase',
+      'apiKey',
+      'private_key',
+      'privateData',
+      'Authorization',
+      'proxy-authorization',
+      'x-auth',
+      'oauth',
+      'Cookie',
+      'set-cookie',
+      'credential',
+      'credentials',
+      'sessionId',
+      'SESSION',
+      'bearer',
+      'jwt',
+    ];
+    for (const key of keys) {
+      const preview = argsPreview({ outer: { [key]: 'hunter2-value', visible: 'ok' } }) ?? '';
+      assert.ok(!preview.includes('hunter2'), `${key}: ${preview}`);
+      assert.ok(preview.includes('[redacted]') && preview.includes('"visible":"ok"'), preview);
+    }
+    // Arrays of header pairs and objects in arrays are covered too.
+    const nested = argsPreview({ headers: [{ name: 'x', Authorization: 'Basic abc' }] }) ?? '';
+    assert.ok(!nested.includes('abc'), nested);
+  });
+
+  test('credential-looking values are redacted under any key', () => {
+    for (const value of [
+      'Bearer abc.def.ghi',
+      'Authorization: Basic dXNlcjpwYXNz',
+      `service_live_${'A'.repeat(43)}`,
+      'whsec_abcdef',
+      'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ4In0.c2ln',
+      '-----BEGIN RSA PRIVATE KEY-----\nMIIE…',
+      '-----BEGIN PRIVATE KEY-----',
+      'curl -H "Authorization: Bearer s3cr3t" https://x',
+    ]) {
+      const preview = argsPreview({ command: value }) ?? '';
+      assert.equal(preview, '{"command":"[redacted]"}', value);
+    }
+  });
+
+  test('ordinary keys and values are kept', () => {
+    const args = {
+      author: 'ada',
+      authority: 'x',
+      authored: 'y',
+      branch: 'main',
+      note: 'a bearer of news',
+      count: 3,
+    };
+    assert.equal(argsPreview(args), JSON.stringify(args));
+    assert.equal(argsPreview(undefined), null);
+  });
+
+  test('at most 256 characters', () => {
+    const preview = argsPreview({ text: 'x'.repeat(1_000) }) ?? '';
+    assert.equal(preview.length, 256);
+    assert.ok(preview.endsWith('…'));
+  });
+});

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
+import { intentPayload } from '../helpers/intents.js';
+import { ENGINES } from '../helpers/storage.js';
+
+/** Accepted at save (4 × {100}: ~400 instructions), too costly over 60,000 characters. */
+const COSTLY = '(?:[a-z]{100}){4}[0-9]';
+const SIGNAL = { id: 'signal:evaluation-budget', effect: 'DENY', priority: 0 };
+
+for (const engine of ENGINES) {
+  describe(`regular-expression cost (${engine})`, () => {
+    let t: TestApp;
+    let owner: Headers;
+    let agent: Headers;
+
+    before(async () => {
+      t = await createTestApp(engine);
+      owner = await t.ownerHeaders('acme');
+      agent = await t.roleHeaders('acme', 'agent');
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    const savePolicy = (rules: unknown[]) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/authority/policy',
+        headers: owner,
+        payload: { rules, activate: true },
+      });
+
+    it('refuses at save a pattern that compiles too large, naming the rule and the field', async () => {
+      const response = await savePolicy([
+        {
+          id: 'review',
+          effect: 'DENY',
+          conditions: { all: [{ path: 'args.s', op: 'MATCHES', value: '[a-z]{1000}'.repeat(90) }] },
+        },
+      ]);
+      assert.equal(response.statusCode, 400, response.body);
+      const error = response.json().error;
+      assert.equal(error.code, 'VALIDATION_ERROR');
+      assert.deepEqual(
+        error.details.issues.map((i: { path: string }) => i.path),
+        ['/rules[0]/conditions/all[0]/value'],
+      );
+      assert.match(
+        error.details.issues[0].message,
+        /^rule "review": conditions\.all\[0\]\.value: pattern repeats too much/,
+      );
+    });
+
+    it('DENIES (403) a decision over its budget with signal:evaluation-budget, and records it', async () => {
+      const saved = await savePolicy([
+        { id: 'allow-all', effect: 'ALLOW' },
+        {
+          id: 'costly',
+          effect: 'DENY',
+          conditions: { all: [{ path: 'args.s', op: 'MATCHES', value: COSTLY }] },
+        },
+      ]);
+      assert.equal(saved.statusCode, 201, saved.body);
+      const payload = intentPayload('list pull requests', { args: { s: 'a'.repeat(60_000) } });
+      const response = await t.app.inject({ method: 'POST', url: '/intent', headers: agent, payload });
+      assert.equal(response.statusCode, 403, response.body);
+      const decision = response.json().authorityDecision;
+      assert.equal(decision.decision, 'DENIED');
+      assert.deepEqual(decision.decidingRule, SIGNAL);
+      assert.deepEqual(decision.matchedRules, [SIGNAL]);
+      assert.equal(response.json().authorityDecisionToken, undefined);
+      assert.equal(response.json().audit.entriesWritten, 2);
+
+      // /authority/evaluate spends one budget over its two passes and answers the same way.
+      const evaluated = await t.app.inject({
+        method: 'POST',
+        url: '/authority/evaluate',
+        headers: owner,
+        payload: { ...payload, tenantId: undefined, oiCode: 'OI-104' },
+      });
+      assert.equal(evaluated.statusCode, 200, evaluated.body);
+      assert.equal(evaluated.json().decision, 'DENY');
+      assert.deepEqual(evaluated.json().decidingRule, SIGNAL);
+
+      // A small input under the same policy is decided by its rules.
+      const small = await t.app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers: agent,
+        payload: intentPayload('list pull requests', { args: { s: 'a'.repeat(100) } }),
+      });
+      assert.equal(small.statusCode, 200, small.body);
+      assert.equal(small.json().authorityDecision.decidingRule.id, 'allow-all');
+    });
+  });
+}

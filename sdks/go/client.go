@@ -1,0 +1,215 @@
+package authority
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	mathrand "math/rand"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Options tune a Client; the zero value gives the defaults.
+type Options struct {
+	// Timeout of one attempt (default 10 s).
+	Timeout time.Duration
+	// MaxAttempts in all, retries included (default 4).
+	MaxAttempts int
+	// MaxRetryAfter is the longest retry-after wait honoured; a longer one is returned at once
+	// (default 60 s).
+	MaxRetryAfter time.Duration
+	// HTTPClient replaces the default client (which follows no redirect).
+	HTTPClient *http.Client
+}
+
+// Client is a client of one tenant of an Authority Runtime service. Every call retries 429
+// (honouring retry-after), 500, 502, 503, 504 and network errors with exponential backoff and full
+// jitter, up to MaxAttempts attempts in all; 400, 401, 403, 404 and 409 are final. SubmitIntent
+// and FetchToken send one Idempotency-Key per call that every retry reuses, so retries never make
+// two decisions. Anything that is not a decision is an *APIError; AUTHORITY_LOOP_FAILED and every
+// other failure never yield a token. Safe for concurrent use.
+type Client struct {
+	// BaseURL is the service's address, as given to NewClient.
+	BaseURL string
+	// TenantID is the tenant every call is made for (the x-tenant-id header).
+	TenantID string
+	t        *transport
+}
+
+// NewClient returns a client of tenantID at baseURL (a /v1 suffix is fine) with apiKey.
+func NewClient(baseURL, tenantID, apiKey string, options Options) (*Client, error) {
+	if _, err := serviceURL(baseURL, ""); err != nil {
+		return nil, err
+	}
+	if tenantID == "" || apiKey == "" {
+		return nil, fmt.Errorf("%w: the tenant and the API key are required", ErrInvalidArgument)
+	}
+	if options.Timeout <= 0 {
+		options.Timeout = 10 * time.Second
+	}
+	if options.MaxAttempts <= 0 {
+		options.MaxAttempts = 4
+	}
+	if options.MaxRetryAfter <= 0 {
+		options.MaxRetryAfter = 60 * time.Second
+	}
+	httpClient := options.HTTPClient
+	if httpClient == nil {
+		httpClient = noRedirectClient(options.Timeout)
+	}
+	return &Client{
+		BaseURL:  baseURL,
+		TenantID: tenantID,
+		t: &transport{
+			baseURL: baseURL, tenantID: tenantID, apiKey: apiKey,
+			maxAttempts: options.MaxAttempts, maxRetryAfter: options.MaxRetryAfter,
+			timeout: options.Timeout, http: httpClient, sleep: sleepContext,
+			random: mathrand.New(mathrand.NewSource(time.Now().UnixNano())),
+		},
+	}, nil
+}
+
+// newIdempotencyKey is a random UUID (version 4).
+func newIdempotencyKey() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("authority: no randomness: " + err.Error())
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// Do calls any other route of the API with the client's headers, retries and errors, and returns
+// the parsed JSON of a 2xx answer (nil, bool, float64, string, []any or map[string]any). path
+// starts with "/"; body is encoded with encoding/json (nil for none).
+func (c *Client) Do(ctx context.Context, method, path string, body any) (any, error) {
+	answer, err := c.t.do(ctx, call{method: method, path: path, body: body, authenticated: true})
+	if err != nil {
+		return nil, err
+	}
+	return answer.parsed, nil
+}
+
+func (c *Client) object(ctx context.Context, method, path string, body any) (map[string]any, error) {
+	answer, err := c.t.do(ctx, call{method: method, path: path, body: body, authenticated: true})
+	if err != nil {
+		return nil, err
+	}
+	object, ok := answer.parsed.(map[string]any)
+	if !ok {
+		return nil, invalidResponse(answer.status, answer.requestID, "the answer is not a JSON object")
+	}
+	return object, nil
+}
+
+// SubmitIntent asks for a decision on an action (POST /intent). It returns the Decision: ALLOW
+// with a token, ESCALATE with an escalation id, or DENY (a result, not an error).
+func (c *Client) SubmitIntent(ctx context.Context, request IntentRequest) (*Decision, error) {
+	key := request.IdempotencyKey
+	if key == "" {
+		key = newIdempotencyKey()
+	}
+	path := "/intent"
+	if request.Explain {
+		path += "?explain=true"
+	}
+	answer, err := c.t.do(ctx, call{
+		method: http.MethodPost, path: path, body: request.body(c.TenantID),
+		idempotencyKey: key, results: []int{403}, authenticated: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return decisionFrom(answer)
+}
+
+// GetIntent reads the intent record (GET /intent/:id), with its "status".
+func (c *Client) GetIntent(ctx context.Context, intentID string) (map[string]any, error) {
+	return c.object(ctx, http.MethodGet, "/intent/"+url.PathEscape(intentID), nil)
+}
+
+// WaitForApproval polls the intent every pollInterval (1 s when 0) until it leaves ESCALATED and
+// returns its status (APPROVED_AFTER_REVIEW, DENIED_AFTER_REVIEW, EXPIRED, ...), or ESCALATED once
+// timeout passed. A cancelled ctx ends the wait with its error.
+func (c *Client) WaitForApproval(ctx context.Context, intentID string, timeout, pollInterval time.Duration) (string, error) {
+	if pollInterval <= 0 {
+		pollInterval = time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		record, err := c.GetIntent(ctx, intentID)
+		if err != nil {
+			return "", err
+		}
+		status, ok := record["status"].(string)
+		if !ok {
+			return "", invalidResponse(200, "", "the intent record has no status")
+		}
+		remaining := time.Until(deadline)
+		if status != "ESCALATED" || remaining <= 0 {
+			return status, nil
+		}
+		if remaining > pollInterval {
+			remaining = pollInterval
+		}
+		if err := sleepContext(ctx, remaining); err != nil {
+			return "", err
+		}
+	}
+}
+
+// FetchToken collects the token of an approved escalation (POST /intent/:id/token), for the
+// principal that submitted the intent. It always sends an Idempotency-Key, so a retry after a lost
+// answer gets the same token back.
+func (c *Client) FetchToken(ctx context.Context, intentID string) (*Decision, error) {
+	answer, err := c.t.do(ctx, call{
+		method: http.MethodPost, path: "/intent/" + url.PathEscape(intentID) + "/token",
+		idempotencyKey: newIdempotencyKey(), authenticated: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return decisionFrom(answer)
+}
+
+// DecideApproval approves ("approve") or denies ("deny") an escalated intent (POST
+// /authority/approval; permission authority:approve; the requester may not decide its own).
+func (c *Client) DecideApproval(ctx context.Context, intentID, decision, rationale string) (map[string]any, error) {
+	body := map[string]string{"intentId": intentID, "decision": decision, "rationale": rationale}
+	return c.object(ctx, http.MethodPost, "/authority/approval", body)
+}
+
+// GetReceipt returns the intent's receipt (GET /intent/:id/receipt) as JSON, for VerifyReceipt.
+func (c *Client) GetReceipt(ctx context.Context, intentID string) ([]byte, error) {
+	answer, err := c.t.do(ctx, call{method: http.MethodGet, path: "/intent/" + url.PathEscape(intentID) + "/receipt", authenticated: true})
+	if err != nil {
+		return nil, err
+	}
+	return answer.body, nil
+}
+
+// CreateAPIKey creates an API key (POST /keys); its secret, "key", is in this answer only.
+func (c *Client) CreateAPIKey(ctx context.Context, name, role string) (map[string]any, error) {
+	return c.object(ctx, http.MethodPost, "/keys", map[string]string{"name": name, "role": role})
+}
+
+// JWKS returns the tenant's public key set (ACTIVE and PREVIOUS keys).
+func (c *Client) JWKS(ctx context.Context) (JWKS, error) {
+	return c.keySet(ctx, "jwks.json")
+}
+
+// JWKSArchive returns the tenant's RETIRED public keys, which still verify receipts.
+func (c *Client) JWKSArchive(ctx context.Context) (JWKS, error) {
+	return c.keySet(ctx, "jwks-archive.json")
+}
+
+func (c *Client) keySet(ctx context.Context, name string) (JWKS, error) {
+	path := "/.well-known/authority/" + url.PathEscape(c.TenantID) + "/" + name
+	answer, err := c.t.do(ctx, call{method: http.MethodGet, path: path})
+	if err != nil {
+		return JWKS{}, err
+	}
+	return ParseJWKS(answer.body)
+}

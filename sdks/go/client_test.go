@@ -1,0 +1,285 @@
+package authority
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// scripted is a local HTTP server answering each request with the next step of a script; the
+// service itself is exercised by the live tests.
+type scripted struct {
+	mu     sync.Mutex
+	steps  []func(http.ResponseWriter, *http.Request)
+	seen   []*http.Request
+	bodies []string
+	server *httptest.Server
+}
+
+func newScripted(t *testing.T, steps ...func(http.ResponseWriter, *http.Request)) *scripted {
+	s := &scripted{steps: steps}
+	s.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.seen = append(s.seen, r)
+		s.bodies = append(s.bodies, string(body))
+		var step func(http.ResponseWriter, *http.Request)
+		if len(s.steps) > 0 {
+			step, s.steps = s.steps[0], s.steps[1:]
+		}
+		s.mu.Unlock()
+		if step == nil {
+			t.Errorf("unexpected request %s %s", r.Method, r.URL)
+			w.WriteHeader(500)
+			return
+		}
+		step(w, r)
+	}))
+	t.Cleanup(s.server.Close)
+	return s
+}
+
+func reply(status int, body any, headers ...string) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		for i := 0; i+1 < len(headers); i += 2 {
+			w.Header().Set(headers[i], headers[i+1])
+		}
+		w.Header().Set("content-type", "application/json")
+		w.WriteHeader(status)
+		if text, ok := body.(string); ok {
+			_, _ = io.WriteString(w, text)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(body)
+	}
+}
+
+func hangUp(w http.ResponseWriter, _ *http.Request) {
+	connection, _, err := w.(http.Hijacker).Hijack()
+	if err == nil {
+		connection.Close()
+	}
+}
+
+func intentAnswer(decision string, extra map[string]any) map[string]any {
+	out := map[string]any{
+		"intentId": "0190f5c2-1111-7000-8000-000000000001",
+		"authorityDecision": map[string]any{
+			"decision":     decision,
+			"riskScore":    20,
+			"rationale":    []string{"rule starter/escalate-writes matched: ESCALATE"},
+			"decidingRule": map[string]any{"id": "starter/escalate-writes", "effect": "ESCALATE", "priority": 100},
+		},
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
+}
+
+func envelope(code string) map[string]any {
+	return map[string]any{"error": map[string]any{"code": code, "message": "no", "requestId": "req-1"}}
+}
+
+func submitTo(t *testing.T, url string, options Options) (*Decision, error) {
+	t.Helper()
+	client, err := NewClient(url, "acme", "service_live_x", options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client.SubmitIntent(context.Background(), IntentRequest{
+		Actor: Actor{ID: "agent-7", Type: "agent"}, TargetSystem: "acme/api",
+		ProposedAction: "merge pull request #42", RiskContext: RiskContext{BaseRiskScore: 20},
+	})
+}
+
+func TestRetriesWithOneIdempotencyKey(t *testing.T) {
+	s := newScripted(t,
+		reply(503, envelope("SERVICE_UNAVAILABLE")),
+		reply(502, "<html>bad gateway</html>"),
+		hangUp,
+		reply(202, intentAnswer("ESCALATED", map[string]any{"escalationId": "esc-1"})),
+	)
+	decision, err := submitTo(t, s.server.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if decision.Verdict != VerdictEscalate || decision.EscalationID != "esc-1" || decision.Token != "" {
+		t.Fatalf("decision %+v", decision)
+	}
+	if decision.Reason != "starter/escalate-writes: rule starter/escalate-writes matched: ESCALATE" {
+		t.Fatalf("reason %q", decision.Reason)
+	}
+	keys := map[string]bool{}
+	for _, r := range s.seen {
+		keys[r.Header.Get("idempotency-key")] = true
+		if r.Header.Get("authorization") != "Bearer service_live_x" || r.Header.Get("x-tenant-id") != "acme" {
+			t.Fatal("credentials missing")
+		}
+	}
+	if len(s.seen) != 4 || len(keys) != 1 {
+		t.Fatalf("%d attempts, %d keys", len(s.seen), len(keys))
+	}
+	var body map[string]any
+	_ = json.Unmarshal([]byte(s.bodies[0]), &body)
+	if body["tenantId"] != "acme" || body["riskContext"].(map[string]any)["baseRiskScore"] != 20.0 {
+		t.Fatalf("body %s", s.bodies[0])
+	}
+}
+
+func TestGivesUpAndNeverYieldsAToken(t *testing.T) {
+	failed := reply(500, envelope("AUTHORITY_LOOP_FAILED"))
+	s := newScripted(t, failed, failed, failed)
+	_, err := submitTo(t, s.server.URL, Options{MaxAttempts: 3})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 500 || apiErr.Code != "AUTHORITY_LOOP_FAILED" || !apiErr.Retryable || apiErr.RequestID != "req-1" {
+		t.Fatalf("error %#v", err)
+	}
+	if len(s.seen) != 3 {
+		t.Fatalf("%d attempts", len(s.seen))
+	}
+}
+
+func TestTerminalStatusesAreNotRetried(t *testing.T) {
+	for status, code := range map[int]string{400: "VALIDATION_ERROR", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT"} {
+		s := newScripted(t, reply(status, envelope(code)))
+		_, err := submitTo(t, s.server.URL, Options{})
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || apiErr.Status != status || apiErr.Code != code || apiErr.Retryable || len(s.seen) != 1 {
+			t.Fatalf("%d: %#v after %d attempts", status, err, len(s.seen))
+		}
+	}
+}
+
+func TestHonoursRetryAfter(t *testing.T) {
+	s := newScripted(t,
+		reply(429, envelope("RATE_LIMITED"), "retry-after", "1"),
+		reply(202, intentAnswer("ESCALATED", map[string]any{"escalationId": "e"})),
+	)
+	started := time.Now()
+	if _, err := submitTo(t, s.server.URL, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(started); waited < time.Second || len(s.seen) != 2 {
+		t.Fatalf("waited %s over %d attempts", waited, len(s.seen))
+	}
+	long := newScripted(t, reply(429, envelope("RATE_LIMITED"), "retry-after", "3600"))
+	_, err := submitTo(t, long.server.URL, Options{})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.RetryAfter != time.Hour || len(long.seen) != 1 {
+		t.Fatalf("a wait beyond MaxRetryAfter must come back at once: %#v", err)
+	}
+}
+
+func TestNetworkErrorsHaveStatus0(t *testing.T) {
+	s := newScripted(t)
+	url := s.server.URL
+	s.server.Close()
+	_, err := submitTo(t, url, Options{MaxAttempts: 2})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 0 || apiErr.Code != "NETWORK_ERROR" || !apiErr.Retryable {
+		t.Fatalf("%#v", err)
+	}
+}
+
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	s := newScripted(t, reply(307, "", "location", "http://127.0.0.1:9/steal"))
+	_, err := submitTo(t, s.server.URL, Options{})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 307 {
+		t.Fatalf("%#v", err)
+	}
+}
+
+func TestDecisionMapping(t *testing.T) {
+	approved := intentAnswer("APPROVED", map[string]any{"authorityDecisionToken": "a.b.c"})
+	s := newScripted(t,
+		reply(403, intentAnswer("DENIED", nil)),
+		reply(200, approved),
+		reply(202, approved),
+		reply(200, intentAnswer("APPROVED", nil)),
+		reply(403, envelope("FORBIDDEN")),
+	)
+	denied, err := submitTo(t, s.server.URL, Options{})
+	if err != nil || denied.Verdict != VerdictDeny || denied.Token != "" || *denied.RiskScore != 20 {
+		t.Fatalf("a denial is a result: %+v %v", denied, err)
+	}
+	allowed, err := submitTo(t, s.server.URL, Options{})
+	if err != nil || allowed.Verdict != VerdictAllow || allowed.Token != "a.b.c" {
+		t.Fatalf("%+v %v", allowed, err)
+	}
+	for i := 0; i < 2; i++ { // APPROVED under 202, and APPROVED without a token, are refused
+		var apiErr *APIError
+		if _, err := submitTo(t, s.server.URL, Options{}); !errors.As(err, &apiErr) || apiErr.Code != "INVALID_RESPONSE" {
+			t.Fatalf("%#v", err)
+		}
+	}
+	var apiErr *APIError
+	if _, err := submitTo(t, s.server.URL, Options{}); !errors.As(err, &apiErr) || apiErr.Code != "FORBIDDEN" {
+		t.Fatalf("a 403 envelope is an error: %#v", err)
+	}
+}
+
+func TestFetchTokenAndWaitForApproval(t *testing.T) {
+	approved := intentAnswer("APPROVED", map[string]any{"authorityDecisionToken": "a.b.c"})
+	s := newScripted(t,
+		reply(503, envelope("SERVICE_UNAVAILABLE")),
+		reply(200, approved),
+		reply(200, map[string]any{"status": "ESCALATED"}),
+		reply(200, map[string]any{"status": "APPROVED_AFTER_REVIEW"}),
+	)
+	client, _ := NewClient(s.server.URL+"/v1/", "acme", "k", Options{})
+	decision, err := client.FetchToken(context.Background(), "i/1")
+	if err != nil || decision.Token != "a.b.c" {
+		t.Fatalf("%+v %v", decision, err)
+	}
+	if s.seen[0].URL.EscapedPath() != "/v1/intent/i%2F1/token" || s.seen[0].Header.Get("idempotency-key") == "" ||
+		s.seen[0].Header.Get("idempotency-key") != s.seen[1].Header.Get("idempotency-key") {
+		t.Fatalf("path %s, keys %q %q", s.seen[0].URL.EscapedPath(), s.seen[0].Header.Get("idempotency-key"), s.seen[1].Header.Get("idempotency-key"))
+	}
+	status, err := client.WaitForApproval(context.Background(), "i-1", 10*time.Second, 10*time.Millisecond)
+	if err != nil || status != "APPROVED_AFTER_REVIEW" {
+		t.Fatalf("%q %v", status, err)
+	}
+	pending := newScripted(t, reply(200, map[string]any{"status": "ESCALATED"}), reply(200, map[string]any{"status": "ESCALATED"}),
+		reply(200, map[string]any{"status": "ESCALATED"}), reply(200, map[string]any{"status": "ESCALATED"}))
+	client, _ = NewClient(pending.server.URL, "acme", "k", Options{})
+	status, err = client.WaitForApproval(context.Background(), "i-1", 50*time.Millisecond, 20*time.Millisecond)
+	if err != nil || status != "ESCALATED" {
+		t.Fatalf("at the timeout: %q %v", status, err)
+	}
+}
+
+func TestBackoffIsExponentialWithFullJitter(t *testing.T) {
+	var got []string
+	for attempt := 1; attempt <= 7; attempt++ {
+		got = append(got, backoffDelay(attempt, 0.9999999).Round(100*time.Millisecond).String())
+	}
+	if strings.Join(got, " ") != "200ms 400ms 800ms 1.6s 3.2s 5s 5s" || backoffDelay(3, 0) != 0 {
+		t.Fatalf("%v", got)
+	}
+	if wait, ok := retryAfter("Wed, 21 Oct 2015 07:28:00 GMT", time.Now()); !ok || wait != 0 {
+		t.Fatal("a past date means no wait")
+	}
+	if _, ok := retryAfter("soon", time.Now()); ok {
+		t.Fatal("unreadable")
+	}
+}
+
+func TestNewClientRefusesBadSettings(t *testing.T) {
+	for _, base := range []string{"", "ftp://x", "not a url"} {
+		if _, err := NewClient(base, "acme", "k", Options{}); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("%q: %v", base, err)
+		}
+	}
+	if _, err := NewClient("http://x", "", "k", Options{}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,3 @@
+module github.com/authority-runtime/authority-runtime/sdks/go
+
+go 1.19

@@ -1,0 +1,211 @@
+package authority
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+const userAgent = "authority-runtime-go/0.1.0"
+
+// serviceURL joins the base URL (trailing slashes dropped, a /v1 suffix kept) and a path.
+func serviceURL(base, path string) (string, error) {
+	parsed, err := url.Parse(base)
+	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+		return "", fmt.Errorf("%w: the base URL must be an http(s) URL", ErrInvalidArgument)
+	}
+	return strings.TrimRight(base, "/") + path, nil
+}
+
+// noRedirectClient follows no redirect: the API key must never go to another host.
+func noRedirectClient(timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+type response struct {
+	status    int
+	body      []byte
+	parsed    any
+	requestID string
+}
+
+type transport struct {
+	baseURL       string
+	tenantID      string
+	apiKey        string
+	maxAttempts   int
+	maxRetryAfter time.Duration
+	timeout       time.Duration
+	http          *http.Client
+	sleep         func(context.Context, time.Duration) error
+
+	randomMu sync.Mutex
+	random   *rand.Rand
+}
+
+func sleepContext(ctx context.Context, wait time.Duration) error {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+func (t *transport) jitter() float64 {
+	t.randomMu.Lock()
+	defer t.randomMu.Unlock()
+	return t.random.Float64()
+}
+
+type call struct {
+	method, path   string
+	body           any
+	idempotencyKey string
+	// results are error statuses whose non-envelope body is a result (a DENIED decision).
+	results       []int
+	authenticated bool
+}
+
+// do sends one logical request, retrying 429 (after retry-after), 500, 502, 503, 504 and network
+// errors with exponential backoff and full jitter, up to maxAttempts attempts; every attempt
+// carries the same body and Idempotency-Key.
+func (t *transport) do(ctx context.Context, c call) (*response, error) {
+	target, err := serviceURL(t.baseURL, c.path)
+	if err != nil {
+		return nil, err
+	}
+	var payload []byte
+	if c.body != nil {
+		if payload, err = json.Marshal(c.body); err != nil {
+			return nil, fmt.Errorf("%w: the body cannot be encoded: %v", ErrInvalidArgument, err)
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		answer, apiErr := t.attempt(ctx, c, target, payload)
+		if apiErr == nil {
+			return answer, nil
+		}
+		if !apiErr.Retryable || attempt >= t.maxAttempts || ctx.Err() != nil {
+			return nil, apiErr
+		}
+		wait := backoffDelay(attempt, t.jitter())
+		if apiErr.Status == 429 && apiErr.RetryAfter > 0 {
+			if apiErr.RetryAfter > t.maxRetryAfter {
+				return nil, apiErr
+			}
+			wait = apiErr.RetryAfter
+		}
+		if err := t.sleep(ctx, wait); err != nil {
+			return nil, apiErr
+		}
+	}
+}
+
+func (t *transport) attempt(ctx context.Context, c call, target string, payload []byte) (*response, *APIError) {
+	var body io.Reader
+	if payload != nil {
+		body = bytes.NewReader(payload)
+	}
+	request, err := http.NewRequestWithContext(ctx, c.method, target, body)
+	if err != nil {
+		return nil, &APIError{Code: "NETWORK_ERROR", Message: err.Error()}
+	}
+	request.Header.Set("accept", "application/json")
+	request.Header.Set("user-agent", userAgent)
+	if c.authenticated {
+		request.Header.Set("authorization", "Bearer "+t.apiKey)
+		request.Header.Set("x-tenant-id", t.tenantID)
+	}
+	if payload != nil {
+		request.Header.Set("content-type", "application/json")
+	}
+	if c.idempotencyKey != "" {
+		request.Header.Set("idempotency-key", c.idempotencyKey)
+	}
+	answer, err := t.http.Do(request)
+	if err != nil {
+		var netErr net.Error
+		if errors.As(err, &netErr) && netErr.Timeout() {
+			return nil, &APIError{Code: "TIMEOUT", Message: fmt.Sprintf("no answer within %s", t.timeout), Retryable: true}
+		}
+		return nil, &APIError{Code: "NETWORK_ERROR", Message: "request failed: " + err.Error(), Retryable: true}
+	}
+	defer answer.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(answer.Body, 16<<20))
+	if err != nil {
+		return nil, &APIError{Code: "NETWORK_ERROR", Message: "answer unreadable: " + err.Error(), Retryable: true}
+	}
+	out := &response{status: answer.StatusCode, body: raw, requestID: answer.Header.Get("x-request-id")}
+	if len(raw) > 0 {
+		out.parsed, _ = parseJSON(raw)
+	}
+	if answer.StatusCode >= 200 && answer.StatusCode < 300 {
+		if out.parsed == nil {
+			return nil, &APIError{Status: answer.StatusCode, Code: "INVALID_RESPONSE", Message: "the answer is not JSON", RequestID: out.requestID}
+		}
+		return out, nil
+	}
+	envelope, isEnvelope := errorEnvelope(out.parsed)
+	for _, status := range c.results {
+		if status == answer.StatusCode && out.parsed != nil && !isEnvelope {
+			return out, nil
+		}
+	}
+	apiErr := &APIError{Status: answer.StatusCode, Retryable: retryableStatus(answer.StatusCode), RequestID: out.requestID}
+	if isEnvelope {
+		apiErr.Code, _ = envelope["code"].(string)
+		apiErr.Message, _ = envelope["message"].(string)
+		apiErr.Details, _ = envelope["details"].(map[string]any)
+		if id, ok := envelope["requestId"].(string); ok && id != "" {
+			apiErr.RequestID = id
+		}
+	} else {
+		apiErr.Code = fmt.Sprintf("HTTP_%d", answer.StatusCode)
+		apiErr.Message = truncate(string(raw), 200)
+	}
+	if answer.StatusCode == 429 {
+		apiErr.RetryAfter, _ = retryAfter(answer.Header.Get("retry-after"), time.Now())
+	}
+	return nil, apiErr
+}
+
+func errorEnvelope(parsed any) (map[string]any, bool) {
+	object, ok := parsed.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	envelope, ok := object["error"].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	_, hasCode := envelope["code"].(string)
+	return envelope, hasCode
+}
+
+func truncate(text string, limit int) string {
+	if text == "" {
+		return "no body"
+	}
+	if len(text) > limit {
+		return text[:limit]
+	}
+	return text
+}

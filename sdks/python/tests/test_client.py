@@ -1,0 +1,198 @@
+"""The client's retry policy and result mapping, against a scripted local server."""
+
+from __future__ import annotations
+
+import time
+import unittest
+from typing import Any
+
+from authority_runtime import AuthorityApiError, AuthorityClient
+from authority_runtime.retry import backoff_delay, retry_after_seconds
+
+from .stub_server import StubServer
+
+
+def intent_response(decision: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "intentId": "0190f5c2-1111-7000-8000-000000000001",
+        "correlationId": "0190f5c2-1111-7000-8000-0000000000cc",
+        "authorityDecision": {
+            "decision": decision,
+            "riskScore": 20,
+            "rationale": ["rule starter/escalate-writes matched: ESCALATE", "risk 20 < escalateAt 60"],
+            "decidingRule": {"id": "starter/escalate-writes", "effect": "ESCALATE", "priority": 100},
+        },
+        **extra,
+    }
+
+
+def envelope(code: str, message: str = "no") -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "requestId": "req-1"}}
+
+
+def submit(client: AuthorityClient, **extra: Any) -> Any:
+    return client.submit_intent(
+        "agent-7", "agent", "acme/api", "merge pull request #42", {"baseRiskScore": 20}, **extra
+    )
+
+
+class RetryPolicy(unittest.TestCase):
+    def test_retries_503_twice_with_one_idempotency_key(self) -> None:
+        script: list[Any] = [
+            (503, {}, envelope("SERVICE_UNAVAILABLE")),
+            (502, {}, b"<html>bad gateway</html>"),
+            (202, {}, intent_response("ESCALATED", escalationId="esc-1")),
+        ]
+        with StubServer(script) as server:
+            decision = submit(AuthorityClient(server.url, "acme", "service_live_x"))
+        self.assertEqual(decision.verdict, "ESCALATE")
+        self.assertEqual(decision.escalation_id, "esc-1")
+        self.assertIsNone(decision.token)
+        self.assertEqual(decision.reason, "starter/escalate-writes: rule starter/escalate-writes matched: ESCALATE")
+        keys = {seen.headers["idempotency-key"] for seen in server.seen}
+        self.assertEqual(len(server.seen), 3)
+        self.assertEqual(len(keys), 1, "every retry reuses the submission's key")
+        self.assertEqual({seen.body["tenantId"] for seen in server.seen}, {"acme"})
+        self.assertEqual(server.seen[0].headers["authorization"], "Bearer service_live_x")
+        self.assertEqual(server.seen[0].headers["x-tenant-id"], "acme")
+
+    def test_uses_the_given_idempotency_key_and_a_new_one_per_submission(self) -> None:
+        script: list[Any] = [(202, {}, intent_response("ESCALATED", escalationId="e"))] * 3
+        with StubServer(list(script)) as server:
+            client = AuthorityClient(server.url, "acme", "k")
+            submit(client, idempotency_key="order-17")
+            submit(client)
+            submit(client)
+        keys = [seen.headers["idempotency-key"] for seen in server.seen]
+        self.assertEqual(keys[0], "order-17")
+        self.assertNotEqual(keys[1], keys[2])
+
+    def test_gives_up_after_max_attempts_and_never_yields_a_token(self) -> None:
+        loop_failed: Any = (500, {}, envelope("AUTHORITY_LOOP_FAILED", "signer down"))
+        with StubServer([loop_failed] * 3) as server:
+            with self.assertRaises(AuthorityApiError) as caught:
+                submit(AuthorityClient(server.url, "acme", "k", max_attempts=3))
+        self.assertEqual(len(server.seen), 3)
+        error = caught.exception
+        self.assertEqual((error.status, error.code, error.retryable), (500, "AUTHORITY_LOOP_FAILED", True))
+        self.assertEqual(error.request_id, "req-1")
+
+    def test_terminal_statuses_are_not_retried(self) -> None:
+        for status, code in (
+            (400, "VALIDATION_ERROR"),
+            (401, "UNAUTHORIZED"),
+            (403, "FORBIDDEN"),
+            (404, "NOT_FOUND"),
+            (409, "CONFLICT"),
+        ):
+            with self.subTest(status), StubServer([(status, {}, envelope(code))]) as server:
+                with self.assertRaises(AuthorityApiError) as caught:
+                    submit(AuthorityClient(server.url, "acme", "k"))
+                self.assertEqual(len(server.seen), 1)
+                self.assertEqual((caught.exception.status, caught.exception.code), (status, code))
+                self.assertFalse(caught.exception.retryable)
+
+    def test_honours_retry_after_on_429(self) -> None:
+        script = [
+            (429, {"retry-after": "1"}, envelope("RATE_LIMITED")),
+            (202, {}, intent_response("ESCALATED", escalationId="e")),
+        ]
+        with StubServer(script) as server:
+            started = time.monotonic()
+            submit(AuthorityClient(server.url, "acme", "k"))
+            waited = time.monotonic() - started
+        self.assertEqual(len(server.seen), 2)
+        self.assertGreaterEqual(waited, 1.0)
+
+    def test_a_retry_after_beyond_the_limit_is_returned_at_once(self) -> None:
+        with StubServer([(429, {"retry-after": "3600"}, envelope("RATE_LIMITED"))]) as server:
+            with self.assertRaises(AuthorityApiError) as caught:
+                submit(AuthorityClient(server.url, "acme", "k"))
+        self.assertEqual(len(server.seen), 1)
+        self.assertEqual((caught.exception.status, caught.exception.retry_after), (429, 3600.0))
+
+    def test_network_errors_are_retried_then_reported_with_status_0(self) -> None:
+        with StubServer([None, (202, {}, intent_response("ESCALATED", escalationId="e"))]) as server:
+            self.assertEqual(submit(AuthorityClient(server.url, "acme", "k")).verdict, "ESCALATE")
+        self.assertEqual(len(server.seen), 2)
+        with StubServer([]) as server:
+            url = server.url
+        with self.assertRaises(AuthorityApiError) as caught:
+            submit(AuthorityClient(url, "acme", "k", max_attempts=2, timeout=2))
+        self.assertEqual((caught.exception.status, caught.exception.code), (0, "NETWORK_ERROR"))
+        self.assertTrue(caught.exception.retryable)
+
+    def test_redirects_are_not_followed(self) -> None:
+        with StubServer([(307, {"location": "http://127.0.0.1:9/steal"}, b"")]) as server:
+            with self.assertRaises(AuthorityApiError) as caught:
+                submit(AuthorityClient(server.url, "acme", "k"))
+        self.assertEqual(caught.exception.status, 307)
+
+    def test_backoff_is_exponential_with_full_jitter(self) -> None:
+        self.assertEqual([backoff_delay(n, lambda: 1.0) for n in range(1, 8)], [0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0])
+        self.assertEqual(backoff_delay(3, lambda: 0.0), 0.0)
+        self.assertEqual(retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT"), 0.0)
+        self.assertIsNone(retry_after_seconds(None))
+
+
+class DecisionMapping(unittest.TestCase):
+    def test_denied_is_a_result(self) -> None:
+        denied = intent_response("DENIED")
+        with StubServer([(403, {}, denied)]) as server:
+            decision = submit(AuthorityClient(server.url, "acme", "k"))
+        self.assertEqual((decision.verdict, decision.token, decision.escalation_id), ("DENY", None, None))
+        self.assertEqual(decision.risk_score, 20.0)
+        self.assertEqual(decision.response, denied)
+
+    def test_allow_carries_the_token_of_a_200_only(self) -> None:
+        approved = intent_response("APPROVED", authorityDecisionToken="a.b.c")
+        with StubServer([(200, {}, approved), (202, {}, approved), (200, {}, intent_response("APPROVED"))]) as server:
+            client = AuthorityClient(server.url, "acme", "k")
+            self.assertEqual(submit(client).token, "a.b.c")
+            for _ in range(2):  # APPROVED under 202, and APPROVED without a token, are refused
+                with self.assertRaises(AuthorityApiError) as caught:
+                    submit(client)
+                self.assertEqual(caught.exception.code, "INVALID_RESPONSE")
+
+    def test_a_403_envelope_is_an_error(self) -> None:
+        with StubServer([(403, {}, envelope("FORBIDDEN"))]) as server:
+            with self.assertRaises(AuthorityApiError) as caught:
+                submit(AuthorityClient(server.url, "acme", "k"))
+        self.assertEqual(caught.exception.code, "FORBIDDEN")
+
+    def test_fetch_token_always_sends_an_idempotency_key(self) -> None:
+        approved = intent_response("APPROVED", authorityDecisionToken="a.b.c")
+        with StubServer([(503, {}, envelope("SERVICE_UNAVAILABLE")), (200, {}, approved)]) as server:
+            decision = AuthorityClient(server.url, "acme", "k").fetch_token("0190f5c2/x")
+        self.assertEqual(decision.token, "a.b.c")
+        self.assertEqual(server.seen[0].path, "/intent/0190f5c2%2Fx/token")
+        self.assertEqual(len({seen.headers["idempotency-key"] for seen in server.seen}), 1)
+
+    def test_wait_for_approval_polls_until_the_status_changes(self) -> None:
+        statuses = ["ESCALATED", "ESCALATED", "APPROVED_AFTER_REVIEW"]
+        with StubServer([(200, {}, {"status": s}) for s in statuses]) as server:
+            status = AuthorityClient(server.url, "acme", "k").wait_for_approval("i-1", timeout=10, poll_interval=0.05)
+        self.assertEqual(status, "APPROVED_AFTER_REVIEW")
+        self.assertEqual(len(server.seen), 3)
+        with StubServer([(200, {}, {"status": "ESCALATED"})] * 50) as server:
+            status = AuthorityClient(server.url, "acme", "k").wait_for_approval("i-1", timeout=0.2, poll_interval=0.05)
+        self.assertEqual(status, "ESCALATED")
+
+    def test_physical_denial_is_a_result(self) -> None:
+        denied = {
+            "error": {
+                "code": "policy_denied",
+                "message": "no",
+                "requestId": "r",
+                "details": {"decision": "DENY", "clauseId": "deny-on-emergency-stop"},
+            }
+        }
+        with StubServer([(422, {}, denied)]) as server:
+            decision = AuthorityClient(server.url, "acme", "k").issue_physical_token({"intent": {}})
+        self.assertEqual(decision.decision, "DENY")
+        self.assertEqual((decision.details or {}).get("clauseId"), "deny-on-emergency-stop")
+        self.assertIn("idempotency-key", server.seen[0].headers)
+
+
+if __name__ == "__main__":
+    unittest.main()
