@@ -175,7 +175,7 @@ export const intentRepository = {
       .execute();
   },
 
-  /** Escalations of a tenant, newest first, filtered by status at `now` and queue. */
+  /** Escalations of a tenant, newest first, filtered by status at `now` and queue, at most `limit`. */
   async listEscalations(
     db: Executor,
     tenantId: string,
@@ -206,10 +206,7 @@ export const intentRepository = {
     }
     if (query.queue !== undefined) select = select.where('approval_queue', '=', query.queue);
     if (query.before !== undefined) select = select.where('id', '<', query.before);
-    const rows = await select
-      .orderBy('id', 'desc')
-      .limit(query.limit + 1)
-      .execute();
+    const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
     return rows.map(toRecord);
   },
 
@@ -230,7 +227,7 @@ export const intentRepository = {
     return rows.map((row) => ({ tenantId: row.tenant_id, id: row.id }));
   },
 
-  /** Newest first; one row more than `limit` tells the caller there is a next page. */
+  /** Intents of a tenant, newest first, filtered by status at `now`, actor and target, at most `limit`. */
   async list(db: Executor, tenantId: string, query: IntentQuery & { now: number }): Promise<IntentRecord[]> {
     let select = db.selectFrom('intents').selectAll().where('tenant_id', '=', tenantId);
     const { status, now } = query;
@@ -244,10 +241,7 @@ export const intentRepository = {
     if (query.actorId !== undefined) select = select.where('actor_id', '=', query.actorId);
     if (query.targetSystem !== undefined) select = select.where('target_system', '=', query.targetSystem);
     if (query.before !== undefined) select = select.where('id', '<', query.before);
-    const rows = await select
-      .orderBy('id', 'desc')
-      .limit(query.limit + 1)
-      .execute();
+    const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
     return rows.map(toRecord);
   },
 };

@@ -440,7 +440,11 @@ export function createApprovals(deps: {
       query: EscalationQuery,
     ): Promise<{ approvals: EscalationView[]; hasMore: boolean }> {
       const now = clock();
-      const records = await intentRepository.listEscalations(storage.db, tenantId, { ...query, now });
+      const records = await intentRepository.listEscalations(storage.db, tenantId, {
+        ...query,
+        limit: query.limit + 1,
+        now,
+      });
       return {
         approvals: records.slice(0, query.limit).map((record) => {
           const approval = record.approval as ApprovalState;

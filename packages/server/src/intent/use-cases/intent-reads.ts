@@ -55,7 +55,8 @@ export function createIntentReads(deps: { storage: Storage; clock: Clock }) {
 
     async list(tenantId: string, query: IntentQuery): Promise<{ intents: IntentView[]; hasMore: boolean }> {
       const now = deps.clock();
-      const records = await intentRepository.list(db, tenantId, { ...query, now });
+      // One row more than the page tells whether another page follows.
+      const records = await intentRepository.list(db, tenantId, { ...query, limit: query.limit + 1, now });
       return {
         intents: records.slice(0, query.limit).map((record) => toView(record, now)),
         hasMore: records.length > query.limit,

@@ -44,7 +44,14 @@ export const actorRepository = {
   ): Promise<void> {
     await trx
       .updateTable('physical_actors')
-      .set({ ...change, updated_at: now })
+      .set({
+        actor_kind: change.actor_kind,
+        actor_identity_kind: change.actor_identity_kind,
+        display_name: change.display_name,
+        status: change.status,
+        metadata: change.metadata,
+        updated_at: now,
+      })
       .where('tenant_id', '=', tenantId)
       .where('id', '=', id)
       .execute();
