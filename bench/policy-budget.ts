@@ -14,10 +14,8 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import {
-  evaluateIntent,
-  type IntentEvaluationInput,
-} from '../packages/server/src/intent/domain/evaluate-intent.js';
+import { evaluateIntent } from '../packages/server/src/intent/domain/evaluate-intent.js';
+import type { IntentEvaluationInput } from '../packages/server/src/intent/domain/gates.js';
 import type { IntentRequest } from '../packages/server/src/intent/domain/intent-request.js';
 import { DEFAULT_THRESHOLDS } from '../packages/server/src/intent/domain/thresholds.js';
 import { compilePolicy } from '../packages/server/src/policy/compile-policy.js';

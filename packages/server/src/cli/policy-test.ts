@@ -24,6 +24,7 @@
 import { readFileSync } from 'node:fs';
 import type { ValidationIssue } from '../errors/app-error.js';
 import { evaluateIntent, type IntentEvaluation, type Outcome } from '../intent/domain/evaluate-intent.js';
+import type { GateContext } from '../intent/domain/gates.js';
 import { validateIntentRequest } from '../intent/domain/intent-request.js';
 import { isInterpretable } from '../intent/domain/interpret.js';
 import { DEFAULT_THRESHOLDS, mergeThresholds, type ThresholdSettings } from '../intent/domain/thresholds.js';
@@ -123,15 +124,14 @@ export function runPolicyCases(
         ],
       };
     }
-    const evaluation = evaluateIntent({
-      request: validated.value,
+    const context: GateContext = {
       killSwitch: { enabled: testCase.killSwitch === true, reason: null },
       actorBlocked: testCase.actorBlocked === true,
       thresholds,
       floorEnabled,
       policy,
-      explain: true,
-    });
+    };
+    const evaluation = evaluateIntent({ ...context, request: validated.value, explain: true });
     const failures: PolicyCaseFailure[] = [];
     const { expect } = testCase;
     if (evaluation.outcome !== expect.decision) {

@@ -20,7 +20,7 @@ import {
   signPermissionToken,
   verifyPermissionToken,
 } from '../domain/permission-token.js';
-import { loadDecisionContext } from './decision-context.js';
+import { loadGateContext } from './gate-context.js';
 import type { PolicyStore } from './policy-store.js';
 
 export type EvaluateRequest = Omit<IntentRequest, 'tenantId'> & { oiCode?: string | undefined };
@@ -56,21 +56,13 @@ export function createAuthorityEvaluate(deps: {
   return {
     async evaluate(principal: Principal, request: EvaluateRequest): Promise<EvaluateResponse> {
       const tenantId = principal.tenantId;
-      const [{ tenant, actorBlocked, thresholds, floorEnabled, policy }, secret] = await Promise.all([
-        loadDecisionContext(deps, tenantId, request.actor.id),
+      const [context, secret] = await Promise.all([
+        loadGateContext(deps, tenantId, request.actor.id),
         deps.secrets.active(tenantId, 'permission'),
       ]);
       let evaluation: IntentEvaluation;
       try {
-        const input = {
-          request: { ...request, tenantId },
-          killSwitch: { enabled: tenant.killSwitch.enabled, reason: tenant.killSwitch.reason },
-          actorBlocked,
-          thresholds,
-          floorEnabled,
-          policy: policy.compiled,
-          explain: true,
-        };
+        const input = { ...context, request: { ...request, tenantId }, explain: true };
         evaluation = evaluateIntent(input);
         if (request.oiCode !== undefined) {
           // One budget for both passes: the second gets what the first left.

@@ -28,8 +28,8 @@ import {
   type IntentRecord,
   intentRepository,
 } from '../repositories/intent-repository.js';
-import { loadDecisionContext } from './decision-context.js';
 import { type ExecutionPlan, executeApproved, initialExecution, planExecution } from './execution-plan.js';
+import { loadGateContext } from './gate-context.js';
 import type { PolicyStore } from './policy-store.js';
 
 export const INTENT_IDEMPOTENCY_SCOPE = 'intent';
@@ -165,22 +165,9 @@ export function createDecisionLoop(deps: {
     request: IntentRequest,
     explain: boolean,
   ): Promise<{ evaluation: IntentEvaluation; thresholds: ThresholdSettings }> {
-    const { tenant, actorBlocked, thresholds, floorEnabled, policy } = await loadDecisionContext(
-      deps,
-      tenantId,
-      request.actor.id,
-    );
+    const context = await loadGateContext(deps, tenantId, request.actor.id);
     try {
-      const evaluation = evaluateIntent({
-        request,
-        killSwitch: { enabled: tenant.killSwitch.enabled, reason: tenant.killSwitch.reason },
-        actorBlocked,
-        thresholds,
-        floorEnabled,
-        policy: policy.compiled,
-        explain,
-      });
-      return { evaluation, thresholds };
+      return { evaluation: evaluateIntent({ ...context, request, explain }), thresholds: context.thresholds };
     } catch (error) {
       throw loopFailed(error);
     }
