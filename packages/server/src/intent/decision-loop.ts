@@ -4,6 +4,7 @@ import type { AuditEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import { canonicalJson, sha256Hex } from '../audit/canonical-json.js';
 import type { Clock } from '../clock.js';
+import { approvalUrlOf } from '../config/approval-url.js';
 import type { ConnectorService } from '../connectors/connector-service.js';
 import { AppError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
@@ -17,6 +18,7 @@ import { type MintedToken, mintDecisionToken } from '../tokens/decision-token.js
 import type { SigningKeyService } from '../tokens/signing-keys.js';
 import type { DecisionEvent } from '../webhooks/events.js';
 import { enqueueEvents } from '../webhooks/outbox.js';
+import { argsPreview } from './args-redaction.js';
 import { loadDecisionContext } from './decision-context.js';
 import { evaluateIntent, type IntentEvaluation } from './evaluate-intent.js';
 import type { Idempotency } from './idempotency.js';
@@ -30,8 +32,6 @@ import type { PolicyStore } from './policy-store.js';
 import type { ThresholdSettings } from './thresholds.js';
 
 export const INTENT_IDEMPOTENCY_SCOPE = 'intent';
-const PREVIEW_LIMIT = 256;
-const SECRET_KEY = /secret|token|password|key/i;
 
 export interface IntentResponse {
   intentId: string;
@@ -41,21 +41,14 @@ export interface IntentResponse {
   execution: Record<string, unknown>;
   authorityDecisionToken?: string;
   escalationId?: string;
+  /** ESCALATED only: the console page where a human decides (contract §14). */
+  approvalUrl?: string;
   approval?: ApprovalState;
 }
 
 export interface SubmitResult {
   statusCode: number;
   body: IntentResponse;
-}
-
-/** A JSON preview of args with values under secret-looking keys redacted, at most 256 characters. */
-export function argsPreview(args: unknown): string | null {
-  if (args === undefined) return null;
-  const text = JSON.stringify(args, (key, value) =>
-    key !== '' && SECRET_KEY.test(key) ? '[redacted]' : value,
-  );
-  return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT - 1)}…` : text;
 }
 
 /** A failure inside the authority loop: 503 when the database is gone, else 500 AUTHORITY_LOOP_FAILED. */
@@ -102,6 +95,8 @@ export function createDecisionLoop(deps: {
   signingKeys: SigningKeyService;
   idempotency: Idempotency;
   connectors: ConnectorService;
+  /** AUTHORITY_APPROVAL_URL without a trailing slash. */
+  approvalUrl: string;
 }) {
   const { storage, clock } = deps;
 
@@ -339,7 +334,9 @@ export function createDecisionLoop(deps: {
         authorityDecision,
         execution,
         ...(minted ? { authorityDecisionToken: minted.token } : {}),
-        ...(escalationId && approval ? { escalationId, approval } : {}),
+        ...(escalationId && approval
+          ? { escalationId, approvalUrl: approvalUrlOf(deps.approvalUrl, escalationId), approval }
+          : {}),
       },
     });
     if (!plan?.executes || !minted) return { statusCode, body };

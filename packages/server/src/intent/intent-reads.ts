@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Storage } from '../storage/database.js';
-import { escalationStatus, intentStatus } from './approvals.js';
+import { escalationStatus, intentStatus } from './escalation-views.js';
 import { type IntentQuery, type IntentRecord, intentRepository } from './intent-repository.js';
 
 export interface IntentView {

@@ -576,6 +576,16 @@ function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0011_intents_escalation_index': {
+      async up(db: Kysely<unknown>) {
+        // The console opens an escalation by the id in its approvalUrl (contract §14).
+        await db.schema
+          .createIndex('intents_escalation_idx')
+          .on('intents')
+          .columns(['tenant_id', 'escalation_id'])
+          .execute();
+      },
+    },
   };
 }
 
