@@ -42,7 +42,8 @@ export function IssueOutline({
   noun: string;
 }) {
   if (issues.length === 0) return null;
-  const pattern = new RegExp(`(?:^|\\.)${collection}\\[(\\d+)\\]\\.?(.*)$`);
+  // Paths come as `rules[0].effect` or `/rules[0]/effect`.
+  const pattern = new RegExp(`(?:^|[./])${collection}\\[(\\d+)\\][./]?(.*)$`);
   const general: Issue[] = [];
   const byIndex = new Map<number, Array<Issue & { at: string }>>();
   for (const issue of issues) {
@@ -53,7 +54,7 @@ export function IssueOutline({
     }
     const index = Number(match[1]);
     const list = byIndex.get(index) ?? [];
-    list.push({ ...issue, at: issue.field ?? match[2] ?? '' });
+    list.push({ ...issue, at: issue.field ?? (match[2] ?? '').replaceAll('/', '.') });
     byIndex.set(index, list);
   }
   return (

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { type ConsoleBrowser, openBrowser } from './helpers/browser.js';
+import { intentBody, signIn } from './helpers/console-page.js';
+import { type ConsoleServer, startConsoleServer, TENANT } from './helpers/console-server.js';
+
+/**
+ * Contract §14 in a real browser: a policy version saved (after the server's validation errors are
+ * shown next to the rule and field), activated and rolled back; the playground's explanation; the
+ * chain verified; an API key created (shown once), used and revoked; a lost session.
+ */
+
+describe('administration in the console', () => {
+  let server: ConsoleServer;
+  let b: ConsoleBrowser;
+  let page: Page;
+
+  before(async () => {
+    server = await startConsoleServer();
+    await server.createUser('owner@demo.test', 'owner');
+    await server.createUser('auditor@demo.test', 'auditor');
+    assert.equal((await server.asOwner('POST', '/intent', intentBody('merge pull request 5'))).status, 202);
+    b = await openBrowser();
+    page = b.page;
+    await page.goto(`${server.base}/console/`);
+    await signIn(page, 'owner@demo.test');
+  });
+  after(async () => {
+    await b?.close();
+    await server?.stop();
+  });
+
+  const activeVersion = async () =>
+    ((await (await server.asOwner('GET', '/authority/policy')).json()) as { version: number }).version;
+
+  it('shows the validation errors next to the rule and field, saves, activates and rolls back a version', async () => {
+    await page.getByRole('link', { name: 'Policies' }).click();
+    await page.getByRole('heading', { name: 'Active: v1' }).waitFor();
+    const editor = page.getByLabel('Rules (JSON array)');
+    await editor.fill(JSON.stringify([{ id: 'friday-freeze', effect: 'MAYBE' }]));
+    await page.getByRole('button', { name: 'Save version' }).click();
+    const outline = page.locator('#policy-issues');
+    await outline.waitFor();
+    const text = (await outline.textContent()) ?? '';
+    assert.match(text, /Rule friday-freeze \(rules\[0\]\)/);
+    assert.match(text, /effect/);
+    assert.equal(
+      await editor.getAttribute('aria-describedby').then((v) => v?.includes('policy-issues')),
+      true,
+    );
+
+    const rule = {
+      id: 'friday-freeze',
+      effect: 'DENY',
+      conditions: { all: [{ path: 'risk.production', op: 'EQ', value: true }] },
+    };
+    await editor.fill(JSON.stringify([rule], null, 2));
+    await page.getByRole('button', { name: 'Save version' }).click();
+    await page.getByText('Saved v2 (not active').waitFor();
+    assert.equal(await activeVersion(), 1);
+
+    await page.getByRole('button', { name: 'Activate v2' }).click();
+    await page.getByRole('heading', { name: 'Active: v2' }).waitFor();
+    assert.equal(await activeVersion(), 2);
+    await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    await page.getByRole('heading', { name: 'Active: v1' }).waitFor();
+    assert.equal(await activeVersion(), 1);
+  });
+
+  it('evaluates a request in the playground and says why each other rule did not match', async () => {
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Proposed action').fill('merge pull request 42');
+    await page.getByRole('button', { name: 'Evaluate' }).click();
+    const result = page.getByRole('region', { name: 'Result' });
+    await result.waitFor();
+    assert.match((await result.locator('dl').textContent()) ?? '', /ESCALATE.*starter\/escalate-writes/s);
+    const why = (await result.getByRole('table').textContent()) ?? '';
+    assert.match(why, /starter\/allow-reads/);
+    assert.match(why, /risk\.operation_type/);
+  });
+
+  it('verifies the chain and opens an entry with its hashes', async () => {
+    await page.getByRole('link', { name: 'Audit' }).click();
+    const first = page.getByRole('row').filter({ hasText: 'policy.activated' }).first();
+    await first.waitFor();
+    await page.getByRole('link', { name: /Verify the chain/ }).click();
+    await page.getByRole('button', { name: 'Verify chain' }).click();
+    const status = page.getByRole('status').filter({ hasText: 'VALID' });
+    await status.waitFor();
+    assert.match((await status.textContent()) ?? '', /VALID: \d+ entries/);
+    await page.goto(`${server.base}/console/audit/entries/1`);
+    await page.getByRole('heading', { name: 'Audit entry #1' }).waitFor();
+    const facts = (await page.locator('dl.facts').textContent()) ?? '';
+    assert.match(facts, /Entry hash[0-9a-f]{64}/);
+    assert.match(facts, /Previous hash[0-9a-f]{64}/);
+  });
+
+  it('creates an API key shown once, which works until it is revoked', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Key name').fill('ci-bot');
+    await page.getByLabel('Role').selectOption('auditor');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = ((await page.locator('code.secret').textContent()) ?? '').trim();
+    assert.match(key, /^service_live_[0-9A-Za-z]{43}$/);
+    const useKey = () =>
+      fetch(`${server.base}/tenant`, { headers: { authorization: `Bearer ${key}`, 'x-tenant-id': TENANT } });
+    assert.equal((await useKey()).status, 200);
+    await page.getByRole('button', { name: 'Revoke ci-bot' }).click();
+    await page.getByRole('button', { name: 'Confirm: Revoke ci-bot' }).click();
+    await page
+      .getByRole('row', { name: /ci-bot/ })
+      .getByText('revoked')
+      .waitFor();
+    assert.equal((await useKey()).status, 401);
+  });
+
+  it('returns to sign-in with the reason when the session ends elsewhere', async () => {
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    const sessionId = await page.evaluate(
+      () => JSON.parse(sessionStorage.getItem('authority-console.session') ?? '{}').sessionId as string,
+    );
+    const ended = await fetch(`${server.base}/portal/logout`, {
+      method: 'POST',
+      headers: { 'x-portal-session-id': sessionId, 'x-tenant-id': TENANT },
+    });
+    assert.equal(ended.status, 204);
+    // The inbox refreshes every 5 s; its next request finds the session gone.
+    await page.getByRole('status').filter({ hasText: 'no longer valid' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
+  it('shows each role only its pages, and says so on a page the role cannot use', async () => {
+    await signIn(page, 'auditor@demo.test');
+    const nav = (await page.getByRole('navigation', { name: 'Main' }).textContent()) ?? '';
+    assert.doesNotMatch(nav, /Approvals/);
+    for (const label of ['Intents', 'Audit', 'Policies', 'Settings']) assert.match(nav, new RegExp(label));
+    await page.goto(`${server.base}/console/approvals`);
+    await page.getByRole('alert').filter({ hasText: 'does not allow this page' }).waitFor();
+    await page.goto(`${server.base}/console/settings/keys`);
+    const denied = page.getByRole('alert').filter({ hasText: 'keys:manage' });
+    await denied.waitFor();
+  });
+
+  it('made no request outside the service', () => {
+    const origin = new URL(server.base).origin;
+    assert.deepEqual(
+      b.requests.filter(
+        (url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'),
+      ),
+      [],
+    );
+    assert.deepEqual(b.cspViolations, []);
+  });
+});
