@@ -93,7 +93,9 @@ async function main(): Promise<void> {
   if (!existsSync(path.join(DIST, 'index.html'))) throw new Error('build the console first: npm run build');
   if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium`);
   console.log(machineLine());
-  console.log('bundle (gzip level 6: what a compressing proxy would send; the service sends the files as they are):');
+  console.log(
+    'bundle (gzip level 6: what a compressing proxy would send; the service sends the files as they are):',
+  );
   bundleSizes();
   const server = await startEmbeddedServer();
   try {

@@ -116,6 +116,44 @@ describe('administration in the console', () => {
     assert.equal((await useKey()).status, 401);
   });
 
+  /** Presses Tab until the focused element's accessible text matches (the keyboard's only way around). */
+  async function tabTo(text: RegExp): Promise<void> {
+    for (let press = 0; press < 60; press += 1) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null;
+        const label = element?.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : null;
+        return `${label ?? ''} ${element?.textContent ?? ''}`.trim();
+      });
+      if (text.test(focused)) return;
+    }
+    throw new Error(`Tab never reached ${text}`);
+  }
+
+  it('works from the keyboard alone: skip link, navigation, a form and a confirmation', async () => {
+    await page.goto(`${server.base}/console/intents`);
+    await page.getByRole('heading', { name: 'Intents' }).waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await tabTo(/^Settings$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Settings: API keys' }).waitFor();
+    await tabTo(/^Key name/);
+    await page.keyboard.type('keyboard-key');
+    await tabTo(/^Create key$/);
+    await page.keyboard.press('Enter');
+    await page.locator('code.secret').waitFor();
+    await tabTo(/^Revoke keyboard-key$/);
+    await page.keyboard.press('Enter');
+    // Focus moves to the confirmation; Escape cancels it.
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.textContent),
+      'Confirm: Revoke keyboard-key',
+    );
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Revoke keyboard-key' }).waitFor();
+  });
+
   it('returns to sign-in with the reason when the session ends elsewhere', async () => {
     await page.getByRole('link', { name: 'Approvals' }).click();
     const sessionId = await page.evaluate(
