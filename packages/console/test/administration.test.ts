@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type ConsoleBrowser, openBrowser } from './helpers/browser.js';
@@ -15,12 +16,19 @@ describe('administration in the console', () => {
   let server: ConsoleServer;
   let b: ConsoleBrowser;
   let page: Page;
+  let approvedIntentId = '';
 
   before(async () => {
     server = await startConsoleServer();
     await server.createUser('owner@demo.test', 'owner');
     await server.createUser('auditor@demo.test', 'auditor');
     assert.equal((await server.asOwner('POST', '/intent', intentBody('merge pull request 5'))).status, 202);
+    const approved = await server.asOwner('POST', '/intent', {
+      ...intentBody('list open pull requests'),
+      riskContext: { baseRiskScore: 5 },
+    });
+    assert.equal(approved.status, 200);
+    approvedIntentId = ((await approved.json()) as { intentId: string }).intentId;
     b = await openBrowser();
     page = b.page;
     await page.goto(`${server.base}/console/`);
@@ -94,6 +102,27 @@ describe('administration in the console', () => {
     const facts = (await page.locator('dl.facts').textContent()) ?? '';
     assert.match(facts, /Entry hash[0-9a-f]{64}/);
     assert.match(facts, /Previous hash[0-9a-f]{64}/);
+  });
+
+  it('downloads an intent’s receipt and the audit export', async () => {
+    await page.goto(`${server.base}/console/intents/${approvedIntentId}`);
+    await page.getByRole('heading', { name: 'Intent: list open pull requests' }).waitFor();
+    const [receipt] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download receipt' }).click(),
+    ]);
+    assert.equal(receipt.suggestedFilename(), `receipt-${approvedIntentId}.json`);
+    const body = JSON.parse(await readFile((await receipt.path()) ?? '', 'utf8')) as Record<string, unknown>;
+    assert.equal(body.intentId, approvedIntentId);
+    assert.equal(typeof body.token, 'string');
+    await page.goto(`${server.base}/console/audit/chain`);
+    const [exported] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download export' }).click(),
+    ]);
+    const lines = (await readFile((await exported.path()) ?? '', 'utf8')).trim().split('\n');
+    assert.ok(lines.length > 3);
+    assert.equal(JSON.parse(lines[0] ?? '{}').entry.index, 0);
   });
 
   it('creates an API key shown once, which works until it is revoked', async () => {
