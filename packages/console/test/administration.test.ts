@@ -159,11 +159,17 @@ describe('administration in the console', () => {
     throw new Error(`Tab never reached ${text}`);
   }
 
+  /** Waits until the focused element's text is `text` (focus may move in an effect after a render). */
+  const focused = (text: string) =>
+    page.waitForFunction((expected) => document.activeElement?.textContent === expected, text, {
+      timeout: 5_000,
+    });
+
   it('works from the keyboard alone: skip link, navigation, a form and a confirmation', async () => {
     await page.goto(`${server.base}/console/intents`);
     await page.getByRole('heading', { name: 'Intents' }).waitFor();
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await focused('Skip to content');
     await tabTo(/^Settings$/);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Settings: API keys' }).waitFor();
@@ -175,10 +181,7 @@ describe('administration in the console', () => {
     await tabTo(/^Revoke keyboard-key$/);
     await page.keyboard.press('Enter');
     // Focus moves to the confirmation; Escape cancels it.
-    assert.equal(
-      await page.evaluate(() => document.activeElement?.textContent),
-      'Confirm: Revoke keyboard-key',
-    );
+    await focused('Confirm: Revoke keyboard-key');
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Revoke keyboard-key' }).waitFor();
   });

@@ -13,6 +13,10 @@ const authenticators = new Map<string, Authenticator>();
  * password, then the enrollment (QR code and secret) or the code of the user's authenticator.
  */
 export async function signIn(page: Page, email: string): Promise<void> {
+  // A test that failed half-way may have left someone signed in: start from the form.
+  const signOutButton = page.locator('header').getByRole('button', { name: 'Sign out' });
+  await page.getByRole('button', { name: 'Sign in' }).or(signOutButton).waitFor();
+  if (await signOutButton.isVisible()) await signOut(page);
   await page.getByLabel('Tenant', { exact: true }).fill(TENANT);
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);

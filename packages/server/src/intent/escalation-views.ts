@@ -125,10 +125,7 @@ export function escalationDetail(
     intent: {
       status: intentStatus(record, now),
       requestedBy: record.principalId,
-      actor: {
-        id: record.actorId,
-        type: typeof request.actor?.type === 'string' ? request.actor.type : 'agent',
-      },
+      actor: { id: record.actorId, type: String(request.actor?.type ?? '') },
       args: redactedArgs(request.args),
       riskContext: request.riskContext ?? null,
       decision: {

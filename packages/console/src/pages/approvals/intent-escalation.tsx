@@ -176,9 +176,10 @@ export function IntentEscalation({ escalationId }: { escalationId: string }) {
         rationale: rationale.trim(),
       },
     });
-    setOutcome(answer);
     setRationale('');
+    // The page shows the new state (progress, decisions) before it says the decision was recorded.
     await reload();
+    setOutcome(answer);
   });
   const short = rationale.trim().length < RATIONALE_MIN;
   return (
