@@ -187,7 +187,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
           'One escalation with the intent it holds (actor, action, redacted args, decision trace) and the decisions so far',
         security: tenantSecurity,
         params: Type.Object({ escalationId: Type.String({ minLength: 1, maxLength: 100 }) }),
-        response: { 200: EscalationDetail, ...errors },
+        response: { 200: EscalationDetail, ...tenantErrors },
       },
     },
     async (request) => {
