@@ -163,7 +163,7 @@ export function App() {
     return (
       <SecondFactor
         session={session}
-        onVerified={() => update({ ...session, mfaVerified: true, mfaEnrolled: true })}
+        onVerified={(sessionId) => update({ ...session, sessionId, mfaVerified: true, mfaEnrolled: true })}
         onCancel={() => void state.signOut()}
       />
     );

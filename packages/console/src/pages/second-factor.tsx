@@ -40,15 +40,16 @@ export function SecondFactor({
   onCancel,
 }: {
   session: Session;
-  onVerified: () => void;
+  onVerified: (sessionId: string) => void;
   onCancel: () => void;
 }) {
   const [code, setCode] = useState('');
   const [enrollment, setEnrollment] = useState<Enrollment | null>(null);
   const enroll = useAction(async () => setEnrollment(await api<Enrollment>('POST', '/portal/mfa/enroll')));
   const verify = useAction(async () => {
-    await api('POST', '/portal/mfa', { body: { code: code.trim() } });
-    onVerified();
+    // A verified session gets a new id (the old one ends), so a planted id never gains the factor.
+    const answer = await api<{ sessionId: string }>('POST', '/portal/mfa', { body: { code: code.trim() } });
+    onVerified(answer.sessionId);
   });
   const needsEnrollment = !session.mfaEnrolled;
 
