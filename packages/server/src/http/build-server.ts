@@ -36,6 +36,7 @@ import { approvalRoutes } from './routes/approvals.js';
 import { auditRoutes } from './routes/audit.js';
 import { authorityKeyRoutes } from './routes/authority-keys.js';
 import { connectorRoutes } from './routes/connectors.js';
+import { consoleRoutes, defaultConsoleDir } from './routes/console.js';
 import { evaluateRoutes } from './routes/evaluate.js';
 import { healthRoutes } from './routes/health.js';
 import { intentEvidenceRoutes } from './routes/intent-evidence.js';
@@ -71,6 +72,8 @@ export interface ServerDeps {
   services?: Services;
   /** Background jobs (checkpoint sweeps); tests that drive them by hand turn them off. */
   backgroundJobs?: boolean;
+  /** The console's build folder (default: the `@authority-runtime/console` workspace's `dist`). */
+  consoleDir?: string | undefined;
 }
 
 export type App = FastifyInstance<
@@ -263,6 +266,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(physicalInfraRoutes, { services });
   await app.register(physicalAuthorityRoutes, { services, metrics });
   await app.register(physicalPolicyRoutes, { services });
+  await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
   countWebhookDeliveries(metrics.registry, services.webhookWorker);
   countConnectorExecutions(metrics.registry, services.connectors);
   observeDecisionCommits(metrics.registry, services.decisionLoop);

@@ -4,6 +4,7 @@ import type { AuditEvent } from '../audit/audit-entry.js';
 import { appendAudit } from '../audit/audit-log.js';
 import { canonicalJson, sha256Hex } from '../audit/canonical-json.js';
 import type { Clock } from '../clock.js';
+import { approvalUrlOf } from '../config/approval-url.js';
 import type { ConnectorService } from '../connectors/connector-service.js';
 import { AppError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
@@ -17,7 +18,7 @@ import { type MintedToken, mintDecisionToken } from '../tokens/decision-token.js
 import type { SigningKeyService } from '../tokens/signing-keys.js';
 import type { DecisionEvent } from '../webhooks/events.js';
 import { enqueueEvents } from '../webhooks/outbox.js';
-import { argsPreview } from './args-preview.js';
+import { argsPreview } from './args-redaction.js';
 import { loadDecisionContext } from './decision-context.js';
 import { evaluateIntent, type IntentEvaluation } from './evaluate-intent.js';
 import type { Idempotency } from './idempotency.js';
@@ -40,6 +41,8 @@ export interface IntentResponse {
   execution: Record<string, unknown>;
   authorityDecisionToken?: string;
   escalationId?: string;
+  /** ESCALATED only: the console page where a human decides (contract §14). */
+  approvalUrl?: string;
   approval?: ApprovalState;
 }
 
@@ -92,6 +95,8 @@ export function createDecisionLoop(deps: {
   signingKeys: SigningKeyService;
   idempotency: Idempotency;
   connectors: ConnectorService;
+  /** AUTHORITY_APPROVAL_URL without a trailing slash. */
+  approvalUrl: string;
 }) {
   const { storage, clock } = deps;
 
@@ -329,7 +334,9 @@ export function createDecisionLoop(deps: {
         authorityDecision,
         execution,
         ...(minted ? { authorityDecisionToken: minted.token } : {}),
-        ...(escalationId && approval ? { escalationId, approval } : {}),
+        ...(escalationId && approval
+          ? { escalationId, approvalUrl: approvalUrlOf(deps.approvalUrl, escalationId), approval }
+          : {}),
       },
     });
     if (!plan?.executes || !minted) return { statusCode, body };

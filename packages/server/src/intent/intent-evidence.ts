@@ -6,7 +6,7 @@ import { AppError } from '../errors/app-error.js';
 import type { Storage } from '../storage/database.js';
 import type { SigningKeyService } from '../tokens/signing-keys.js';
 import type { TenantSecrets } from '../tokens/tenant-secrets.js';
-import { intentStatus } from './approvals.js';
+import { intentStatus } from './escalation-views.js';
 import { intentRepository } from './intent-repository.js';
 
 /** Evidence bundles and offline-verifiable receipts of one intent (contract §6). */

@@ -1,7 +1,7 @@
 import { byIndex, intentEntriesQuery } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import type { Storage } from '../storage/database.js';
-import { escalationStatus, intentStatus } from './approvals.js';
+import { escalationStatus, intentStatus } from './escalation-views.js';
 import { type IntentQuery, type IntentRecord, intentRepository } from './intent-repository.js';
 
 export interface IntentView {

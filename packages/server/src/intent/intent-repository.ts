@@ -59,6 +59,16 @@ function toRecord(row: Selectable<IntentsTable>): IntentRecord {
   };
 }
 
+/** One human decision on an escalation (approve or deny), as `intent_approvals` keeps it. */
+export interface RecordedDecision {
+  approvalId: string;
+  decision: 'approve' | 'deny';
+  /** `principalId` is who decided; `id` and `name` are what the body displayed. */
+  approver: { principalId: string; id: string | null; name: string | null };
+  rationale: string;
+  decidedAt: string;
+}
+
 export interface IntentQuery {
   status?: string | undefined;
   actorId?: string | undefined;
@@ -115,6 +125,43 @@ export const intentRepository = {
     const query = db.selectFrom('intents').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
     const row = await (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
     return row ? toRecord(row) : undefined;
+  },
+
+  /** The intent of an escalation (index `intents_escalation_idx`). */
+  async getByEscalation(
+    db: Kysely<Database>,
+    tenantId: string,
+    escalationId: string,
+  ): Promise<IntentRecord | undefined> {
+    const row = await db
+      .selectFrom('intents')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('escalation_id', '=', escalationId)
+      .executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  },
+
+  /** The human decisions recorded on an intent's escalation, oldest first. */
+  async decisionsOf(db: Kysely<Database>, tenantId: string, intentId: string): Promise<RecordedDecision[]> {
+    const rows = await db
+      .selectFrom('intent_approvals')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('intent_id', '=', intentId)
+      .orderBy('decided_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => {
+      const approver = JSON.parse(row.approver) as { id?: string; name?: string };
+      return {
+        approvalId: row.id,
+        decision: row.decision as RecordedDecision['decision'],
+        approver: { principalId: row.principal_id, id: approver.id ?? null, name: approver.name ?? null },
+        rationale: row.rationale,
+        decidedAt: new Date(row.decided_at).toISOString(),
+      };
+    });
   },
 
   /** Records the outcome of a human review (or of expiry) on an escalated intent. */

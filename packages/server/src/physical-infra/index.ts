@@ -16,6 +16,7 @@ import { createPhysicalRevocations } from './physical-revocations.js';
 import { createPhysicalSigner } from './physical-signer.js';
 import { createPhysicalSnapshots } from './physical-snapshots.js';
 import { createPhysicalTickets } from './physical-tickets.js';
+import { createTicketRequests } from './ticket-requests.js';
 
 export interface PhysicalInfraDeps {
   storage: Storage;
@@ -37,6 +38,7 @@ export function createPhysicalInfra(deps: PhysicalInfraDeps) {
     }),
     actors: createPhysicalActors({ storage, clock }),
     tickets: createPhysicalTickets({ storage, clock, approvalUrl: config.approvalUrl }),
+    ticketRequests: createTicketRequests({ storage }),
     audit: createPhysicalAudit({ storage, clock }),
     revocations: createPhysicalRevocations({ storage, clock }),
     snapshots: createPhysicalSnapshots({ storage, clock }),

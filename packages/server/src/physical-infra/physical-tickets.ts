@@ -15,6 +15,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { appendAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
+import { approvalUrlOf } from '../config/approval-url.js';
 import { AppError } from '../errors/app-error.js';
 import {
   checkTicketRedeemable,
@@ -120,7 +121,7 @@ export function createPhysicalTickets(deps: {
 }): PhysicalTickets {
   const { storage, clock } = deps;
   const db = storage.db;
-  const approvalUrl = (ticketId: string) => `${deps.approvalUrl}/${ticketId}`;
+  const approvalUrl = (ticketId: string) => approvalUrlOf(deps.approvalUrl, ticketId);
 
   const view = (row: TicketRow, now: number): TicketView => ({
     ...ticketAsOf(toTicket(row), now),

@@ -576,6 +576,22 @@ function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0011_console_lookups': {
+      async up(db: Kysely<unknown>) {
+        // The console opens an escalation by the id in its approvalUrl (contract §14), and shows a
+        // ticket with the safety bit and citations of the decision that opened it.
+        await db.schema
+          .createIndex('intents_escalation_idx')
+          .on('intents')
+          .columns(['tenant_id', 'escalation_id'])
+          .execute();
+        await db.schema
+          .createIndex('physical_decisions_ticket_idx')
+          .on('physical_decisions')
+          .columns(['tenant_id', 'escalation_ticket_id'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { decodeIdCursor, nextIdCursor } from '../../cursor.js';
 import { TICKET_STATUSES } from '../../physical/index.js';
+import type { TicketView } from '../../physical-infra/physical-tickets.js';
 import type { Services } from '../../services.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
@@ -27,6 +28,21 @@ export const TicketSchema = Type.Object({
   createdAtMs: Millis,
   approvalUrl: Type.String(),
   operator: Nullable(Type.String({ description: 'Display name given with the decision' })),
+  request: Nullable(
+    Type.Object(
+      {
+        actorIdentity: Type.String(),
+        actorKind: Type.String(),
+        safetyBit: Type.Boolean(),
+        safetyCitations: Type.Array(Type.String()),
+        clauseIds: Type.Array(Type.String()),
+        safeDefault: Type.String(),
+      },
+      {
+        description: 'The escalated request: its actor, safety bit and citations, and the clauses that fired',
+      },
+    ),
+  ),
 });
 
 const TicketParams = Type.Object({ ticketId: IdSegment });
@@ -36,7 +52,15 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{ services: Servi
   app,
   { services },
 ) => {
-  const { tickets } = services.physical;
+  const { tickets, ticketRequests } = services.physical;
+  /** Each ticket with the escalated request behind it (one query for the whole page). */
+  const withRequests = async (tenantId: string, views: TicketView[]) => {
+    const requests = await ticketRequests.forTickets(
+      tenantId,
+      views.map((view) => view.ticketId),
+    );
+    return views.map((view) => ({ ...view, request: requests.get(view.ticketId) ?? null }));
+  };
 
   app.get(
     '/physical/approvals',
@@ -66,7 +90,7 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{ services: Servi
         before: decodeIdCursor(request.query.cursor),
       });
       return {
-        tickets: page.tickets,
+        tickets: await withRequests(principalOf(request).tenantId, page.tickets),
         nextCursor: nextIdCursor(page.tickets, page.hasMore, (t) => t.ticketId),
       };
     },
@@ -84,7 +108,11 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{ services: Servi
         response: { 200: TicketSchema, ...physicalErrors },
       },
     },
-    async (request) => tickets.get(principalOf(request).tenantId, request.params.ticketId),
+    async (request) => {
+      const tenantId = principalOf(request).tenantId;
+      const [ticket] = await withRequests(tenantId, [await tickets.get(tenantId, request.params.ticketId)]);
+      return ticket;
+    },
   );
 
   app.post(
@@ -110,7 +138,14 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{ services: Servi
     },
     async (request) => {
       const principal = principalOf(request);
-      return tickets.decide(principal.tenantId, principal, request.params.ticketId, request.body);
+      const decided = await tickets.decide(
+        principal.tenantId,
+        principal,
+        request.params.ticketId,
+        request.body,
+      );
+      const [ticket] = await withRequests(principal.tenantId, [decided]);
+      return ticket;
     },
   );
 };
