@@ -1,11 +1,39 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import type { AuditResource } from '../src/client/audit.js';
 import { AuthorityClient } from '../src/client/authority-client.js';
 import { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter } from '../src/client/backoff.js';
+import type { IntentsResource } from '../src/client/intents.js';
+import type { KeysResource } from '../src/client/keys.js';
 import { PagedList } from '../src/client/paged-list.js';
+import type { PhysicalResource } from '../src/client/physical.js';
+import type { PoliciesResource, ThresholdsResource } from '../src/client/policies.js';
 import { Transport } from '../src/client/transport.js';
+import type { BodyOf, ResponseOf } from '../src/wire/route.js';
 import { WIRE_ROUTES } from '../src/wire/routes.js';
+
+type R = typeof WIRE_ROUTES;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Result<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+
+/** Compile-time: the client's calls take and give the catalogue's types, so they cannot drift apart. */
+const fromCatalogue: true[] = [
+  true satisfies Same<Result<IntentsResource['get']>, ResponseOf<R['getIntent'], 200>>,
+  true satisfies Same<Result<IntentsResource['receipt']>, ResponseOf<R['getReceipt'], 200>>,
+  true satisfies Same<Result<IntentsResource['evaluate']>, ResponseOf<R['evaluateIntent'], 200>>,
+  true satisfies Same<Parameters<IntentsResource['evaluate']>[0], BodyOf<R['evaluateIntent']>>,
+  true satisfies Same<Result<AuthorityClient['decideApproval']>, ResponseOf<R['decideApproval'], 200>>,
+  true satisfies Same<Parameters<AuthorityClient['decideApproval']>[0], BodyOf<R['decideApproval']>>,
+  true satisfies Same<Result<AuthorityClient['consumeToken']>, ResponseOf<R['consumeToken'], 200>>,
+  true satisfies Same<Result<ThresholdsResource['get']>, ResponseOf<R['getThresholds'], 200>>,
+  true satisfies Same<Parameters<PoliciesResource['save']>[0], BodyOf<R['savePolicy']>>,
+  true satisfies Same<Result<PoliciesResource['save']>, ResponseOf<R['savePolicy'], 201>>,
+  true satisfies Same<Result<AuditResource['verifyChain']>, ResponseOf<R['verifyChain'], 200>>,
+  true satisfies Same<Result<KeysResource['createApiKey']>, ResponseOf<R['createApiKey'], 201>>,
+  true satisfies Same<Parameters<PhysicalResource['issueToken']>[0], BodyOf<R['issuePhysicalToken']>>,
+  true satisfies Same<Result<PhysicalResource['auditEntry']>, ResponseOf<R['getPhysicalAudit'], 200>>,
+];
 
 const transport = (baseUrl: string) =>
   new Transport({
@@ -18,6 +46,12 @@ const transport = (baseUrl: string) =>
     backoff: DEFAULT_BACKOFF,
     random: Math.random,
   });
+
+describe('the client types', () => {
+  it('are the wire catalogue types', () => {
+    assert.ok(fromCatalogue.every(Boolean));
+  });
+});
 
 describe('backoffDelay', () => {
   it('property: full jitter in [0, min(max, base · 2^(retry-1)))', () => {

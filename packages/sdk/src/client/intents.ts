@@ -10,10 +10,9 @@ import type {
   IntentView,
 } from '../wire/intent.js';
 import { WIRE_ROUTES as R } from '../wire/routes.js';
-import { AuthorityApiError } from './api-error.js';
 import { nextCursorOf, PagedList } from './paged-list.js';
 import { type IdempotentCallOptions, newIdempotencyKey, Resource } from './resource.js';
-import { type CallOptions, errorFromAnswer } from './transport.js';
+import { aborted, type CallOptions, errorFromAnswer } from './transport.js';
 
 /** An IntentRequest without `tenantId`: the client fills in its own tenant. */
 export type IntentInput = Omit<IntentRequest, 'tenantId'> & { tenantId?: string };
@@ -189,13 +188,8 @@ export class IntentsResource extends Resource {
       try {
         await sleep(Math.min(interval, left), undefined, signal ? { signal } : undefined);
       } catch (error) {
-        throw new AuthorityApiError({
-          status: 0,
-          code: 'ABORTED',
-          message: 'Waiting for the approval was aborted',
-          retryable: false,
-          cause: signal?.reason ?? error,
-        });
+        if (signal?.aborted) throw aborted(signal);
+        throw error;
       }
     }
   }

@@ -167,8 +167,13 @@ export class PhysicalResource extends Resource {
    */
   snapshot(physicalState: PhysicalState, options: IdempotentCallOptions = {}): Promise<SnapshotResult> {
     const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey();
-    const call = { route: R.recordSnapshot, body: { physicalState }, idempotencyKey, options } as const;
-    return this.expect({ ...call, retry: 'safe' });
+    return this.expect({
+      route: R.recordSnapshot,
+      body: { physicalState },
+      idempotencyKey,
+      retry: 'safe',
+      options,
+    });
   }
 
   /**

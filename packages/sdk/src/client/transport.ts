@@ -67,7 +67,16 @@ function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function aborted(signal: AbortSignal): AuthorityApiError {
+/**
+ * @internal
+ * The error of a call whose `signal` fired: `TIMEOUT` for `AbortSignal.timeout`, else `ABORTED`.
+ *
+ * @example
+ * ```ts
+ * if (signal.aborted) throw aborted(signal);
+ * ```
+ */
+export function aborted(signal: AbortSignal): AuthorityApiError {
   const reason: unknown = signal.reason;
   const timedOut = reason instanceof DOMException && reason.name === 'TimeoutError';
   return new AuthorityApiError({

@@ -13,7 +13,14 @@ export const IsoDateTime = Type.String({ format: 'date-time' });
 /** Integer milliseconds since the epoch (the physical surface's times). */
 export const Millis = Type.Integer({ minimum: 0, description: 'ms since the epoch' });
 
-/** A schema that may also be `null`. */
+/**
+ * A schema that may also be `null`.
+ *
+ * @example
+ * ```ts
+ * const NextCursor = Nullable(Type.String()); // string | null
+ * ```
+ */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** A closed object: unknown members are refused (request bodies, query strings). */
@@ -43,6 +50,9 @@ export const ErrorEnvelope = Type.Object(
   { description: 'The error envelope of every non-2xx answer that is not a decision' },
 );
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
+
+/** The body of a 204 answer. */
+export const NoContent = Type.Null({ description: 'No content' });
 
 /** A JSON object whose members are free (`args`, results, metadata). */
 export const JsonObject = Type.Record(Type.String(), Type.Unknown());

@@ -20,6 +20,7 @@ export * from './routes.js';
 export * from './routes-intent.js';
 export * from './routes-physical.js';
 export * from './routes-platform.js';
+export * from './routes-records.js';
 export * from './tenant.js';
 export * from './tokens.js';
 export * from './webhooks.js';

@@ -68,6 +68,19 @@ type RouteInit<S extends WireRouteSchema> = Omit<WireRoute<S>, 'idempotent' | 'p
 /**
  * Declares a route. Tenant routes get the `x-tenant-id` header (and `Idempotency-Key` when
  * `idempotent`) in their header schema.
+ *
+ * @example
+ * ```ts
+ * const getTenant = route({
+ *   operationId: 'getTenant',
+ *   method: 'GET',
+ *   path: '/tenant',
+ *   tag: 'tenancy',
+ *   summary: "The calling credential's tenant",
+ *   security: 'tenant',
+ *   schema: { response: { 200: Tenant, ...tenantErrors } },
+ * });
+ * ```
  */
 export function route<const S extends WireRouteSchema>(init: RouteInit<S>): WireRoute<S> {
   const idempotent = init.idempotent ?? false;

@@ -1,36 +1,14 @@
 import { Type } from 'typebox';
 import {
-  AcknowledgeBreakRequest,
-  BreakAcknowledgement,
-  ChainVerification,
-  CheckpointList,
-  CheckpointQuery,
-  ExportQuery,
-  Jwks,
-  Timeline,
-  TimelineQuery,
-  VerifyChainRequest,
-} from './audit.js';
-import {
   bodyConflictErrors,
   bodyErrors,
   conflictErrors,
   ErrorEnvelope,
   IdParams,
-  TenantParams,
+  NoContent,
   tenantErrors,
 } from './common.js';
 import { Connector, ConnectorCreateRequest, ConnectorList, ConnectorTestResult } from './connectors.js';
-import {
-  AlgorithmRequest,
-  ApiKeyList,
-  ApiKeyRequest,
-  ExternalKeyRequest,
-  IssuedApiKey,
-  RotatedSecret,
-  SigningKey,
-  SigningKeyList,
-} from './keys.js';
 import { route } from './route.js';
 import {
   Health,
@@ -58,7 +36,6 @@ import {
   WebhookUpdateRequest,
 } from './webhooks.js';
 
-const NoContent = Type.Null({ description: 'No content' });
 const adminErrors = {
   400: ErrorEnvelope,
   401: ErrorEnvelope,
@@ -67,168 +44,8 @@ const adminErrors = {
   500: ErrorEnvelope,
 };
 
-/** Audit, keys, webhooks, connectors, the tenant, operator and console routes, health. */
+/** Webhooks, connectors, the tenant, operator (`/admin`) and console (`/portal`) routes, health. */
 export const PLATFORM_ROUTES = {
-  verifyChain: route({
-    operationId: 'verifyChain',
-    method: 'POST',
-    path: '/audit/verify-chain',
-    tag: 'audit',
-    summary: "Verify the tenant's chain (or an inclusive index range) and its checkpoints",
-    security: 'tenant',
-    schema: { body: Type.Optional(VerifyChainRequest), response: { 200: ChainVerification, ...bodyErrors } },
-  }),
-  acknowledgeBreak: route({
-    operationId: 'acknowledgeBreak',
-    method: 'POST',
-    path: '/audit/acknowledge-break',
-    tag: 'audit',
-    summary: 'Acknowledge an open chain break; recorded in the chain (404 when none is open)',
-    security: 'tenant',
-    schema: { body: AcknowledgeBreakRequest, response: { 200: BreakAcknowledgement, ...bodyErrors } },
-  }),
-  getTimeline: route({
-    operationId: 'getTimeline',
-    method: 'GET',
-    path: '/audit/:tenantId/timeline',
-    tag: 'audit',
-    summary: 'Timeline of audit events, newest first, with keyset pagination',
-    security: 'tenant',
-    schema: {
-      params: TenantParams,
-      querystring: TimelineQuery,
-      response: { 200: Timeline, ...tenantErrors },
-    },
-  }),
-  exportAudit: route({
-    operationId: 'exportAudit',
-    method: 'GET',
-    path: '/audit/:tenantId/export',
-    tag: 'audit',
-    summary: 'NDJSON export of entries and checkpoints in an inclusive index range (one ExportLine per line)',
-    security: 'tenant',
-    produces: 'application/x-ndjson',
-    schema: {
-      params: TenantParams,
-      querystring: ExportQuery,
-      response: {
-        200: Type.String({ description: 'NDJSON: one {"entry"} or {"checkpoint"} per line' }),
-        ...tenantErrors,
-      },
-    },
-  }),
-  listCheckpoints: route({
-    operationId: 'listCheckpoints',
-    method: 'GET',
-    path: '/audit/:tenantId/checkpoints',
-    tag: 'audit',
-    summary: 'Signed checkpoints of the chain head, oldest first',
-    security: 'tenant',
-    schema: {
-      params: TenantParams,
-      querystring: CheckpointQuery,
-      response: { 200: CheckpointList, ...tenantErrors },
-    },
-  }),
-  listSigningKeys: route({
-    operationId: 'listSigningKeys',
-    method: 'GET',
-    path: '/authority/keys',
-    tag: 'keys',
-    summary: "The tenant's signing keys with their statuses (never private material)",
-    security: 'tenant',
-    schema: { response: { 200: SigningKeyList, ...tenantErrors } },
-  }),
-  rotateSigningKey: route({
-    operationId: 'rotateSigningKey',
-    method: 'POST',
-    path: '/authority/keys/rotate',
-    tag: 'keys',
-    summary: 'Rotate: a new ACTIVE key, ACTIVE becomes PREVIOUS, PREVIOUS becomes RETIRED (409 within 305 s)',
-    security: 'tenant',
-    schema: { response: { 201: SigningKey, ...conflictErrors } },
-  }),
-  setSigningAlgorithm: route({
-    operationId: 'setSigningAlgorithm',
-    method: 'PUT',
-    path: '/authority/keys/algorithm',
-    tag: 'keys',
-    summary: 'Switch algorithm (EdDSA, RS256 with RSA-4096, ES256): rotates at once to a new key',
-    security: 'tenant',
-    schema: { body: AlgorithmRequest, response: { 200: SigningKey, ...bodyConflictErrors } },
-  }),
-  registerExternalKey: route({
-    operationId: 'registerExternalKey',
-    method: 'POST',
-    path: '/authority/keys/external',
-    tag: 'keys',
-    summary: 'Register a customer-managed key (Vault transit sign protocol); it becomes ACTIVE',
-    security: 'tenant',
-    schema: { body: ExternalKeyRequest, response: { 201: SigningKey, ...bodyConflictErrors } },
-  }),
-  rotateEvidenceSecret: route({
-    operationId: 'rotateEvidenceSecret',
-    method: 'POST',
-    path: '/authority/secrets/evidence/rotate',
-    tag: 'keys',
-    summary: "Rotate the tenant's evidence HMAC secret; the new secret is shown once",
-    security: 'tenant',
-    schema: { response: { 201: RotatedSecret, ...conflictErrors } },
-  }),
-  rotatePermissionSecret: route({
-    operationId: 'rotatePermissionSecret',
-    method: 'POST',
-    path: '/authority/secrets/permission/rotate',
-    tag: 'keys',
-    summary: "Rotate the tenant's permission HMAC secret; the new secret is shown once",
-    security: 'tenant',
-    schema: { response: { 201: RotatedSecret, ...conflictErrors } },
-  }),
-  getTenantJwks: route({
-    operationId: 'getTenantJwks',
-    method: 'GET',
-    path: '/.well-known/authority/:tenantId/jwks.json',
-    tag: 'keys',
-    summary: "The tenant's token verification keys (ACTIVE and PREVIOUS)",
-    security: 'public',
-    schema: { params: TenantParams, response: { 200: Jwks, 404: ErrorEnvelope, 429: ErrorEnvelope } },
-  }),
-  getTenantJwksArchive: route({
-    operationId: 'getTenantJwksArchive',
-    method: 'GET',
-    path: '/.well-known/authority/:tenantId/jwks-archive.json',
-    tag: 'keys',
-    summary: "The tenant's RETIRED public keys, kept to verify old receipts and checkpoints",
-    security: 'public',
-    schema: { params: TenantParams, response: { 200: Jwks, 404: ErrorEnvelope, 429: ErrorEnvelope } },
-  }),
-  createApiKey: route({
-    operationId: 'createApiKey',
-    method: 'POST',
-    path: '/keys',
-    tag: 'keys',
-    summary: 'Create an API key; the key is returned once and never again',
-    security: 'tenant',
-    schema: { body: ApiKeyRequest, response: { 201: IssuedApiKey, ...bodyConflictErrors } },
-  }),
-  listApiKeys: route({
-    operationId: 'listApiKeys',
-    method: 'GET',
-    path: '/keys',
-    tag: 'keys',
-    summary: "The tenant's API keys (never the secrets)",
-    security: 'tenant',
-    schema: { response: { 200: ApiKeyList, ...tenantErrors } },
-  }),
-  revokeApiKey: route({
-    operationId: 'revokeApiKey',
-    method: 'DELETE',
-    path: '/keys/:id',
-    tag: 'keys',
-    summary: "Revoke an API key (idempotent); another tenant's key id answers 404",
-    security: 'tenant',
-    schema: { params: IdParams, response: { 204: NoContent, ...tenantErrors } },
-  }),
   createWebhook: route({
     operationId: 'createWebhook',
     method: 'POST',

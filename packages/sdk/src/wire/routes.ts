@@ -2,6 +2,7 @@ import type { WireRoute } from './route.js';
 import { INTENT_ROUTES } from './routes-intent.js';
 import { PHYSICAL_ROUTES } from './routes-physical.js';
 import { PLATFORM_ROUTES } from './routes-platform.js';
+import { RECORD_ROUTES } from './routes-records.js';
 
 /**
  * Every route of the service, keyed by `operationId`: both surfaces, the operator (`/admin`) and
@@ -15,7 +16,12 @@ import { PLATFORM_ROUTES } from './routes-platform.js';
  * const { method, path } = WIRE_ROUTES.submitIntent; // 'POST', '/intent'
  * ```
  */
-export const WIRE_ROUTES = { ...INTENT_ROUTES, ...PLATFORM_ROUTES, ...PHYSICAL_ROUTES } as const;
+export const WIRE_ROUTES = {
+  ...INTENT_ROUTES,
+  ...RECORD_ROUTES,
+  ...PLATFORM_ROUTES,
+  ...PHYSICAL_ROUTES,
+} as const;
 
 /** The operation ids of {@link WIRE_ROUTES}. */
 export type OperationId = keyof typeof WIRE_ROUTES;

@@ -162,6 +162,32 @@ describe('AuthorityClient retry policy', () => {
     assert.equal(timedOut.value.retryable, true);
   });
 
+  it('waits for a review until the timeout, and stops when the signal aborts', async () => {
+    const escalated = await client().submitIntent(
+      read('waiting', { proposedAction: 'merge pull request 7' }),
+    );
+    assert.equal(escalated.outcome, 'ESCALATED');
+    const polls = await counted(() =>
+      client().waitForApproval(escalated.intentId, { timeoutMs: 120, pollIntervalMs: 20 }),
+    );
+    assert.equal(polls.value, 'ESCALATED', 'still pending when the time is up');
+    assert.ok(polls.requests >= 2, 'it polled');
+    const stop = new AbortController();
+    const from = proxy.requests.length;
+    const waiting = failure(
+      client().waitForApproval(escalated.intentId, {
+        timeoutMs: 60_000,
+        pollIntervalMs: 30_000,
+        signal: stop.signal,
+      }),
+    );
+    while (proxy.requests.length === from) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the poll answered; the wait between polls began
+    stop.abort();
+    assert.equal((await waiting).code, 'ABORTED');
+    assert.equal(proxy.requests.length - from, 1, 'no poll after the abort');
+  });
+
   it('reports NETWORK_ERROR with status 0 when nothing listens', async () => {
     const closed = net.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
