@@ -97,6 +97,31 @@ describe('authority gateway (command line)', () => {
     assert.match(result.stderr, /the upstream MCP server \(.*no-such-server\) could not be reached/);
   });
 
+  it('exits 1 when the upstream goes away', async () => {
+    const records = scratch();
+    const child = spawn(
+      process.execPath,
+      [...NODE_TS.slice(1), CLI, 'gateway', '--upstream', [...NODE_TS, RECORDING_STDIO].map(quote).join(' ')],
+      {
+        env: { ...baseEnv(), ...SERVICE, RECORD_FILE: records.recordFile },
+        stdio: ['pipe', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (let i = 0; i < 300 && !records.records().some((r) => r.event === 'initialized'); i += 1)
+      await sleep(100);
+    const start = records.records().find((r) => r.event === 'start');
+    assert.ok(start, 'the upstream started');
+    process.kill(start.pid, 'SIGKILL');
+    assert.equal(await exited, 1);
+    assert.match(stderr, /the upstream MCP server closed the connection/);
+    records.dispose();
+  });
+
   it('exits when the agent closes its standard input, and stops the upstream with it', async () => {
     const child = spawn(
       process.execPath,
