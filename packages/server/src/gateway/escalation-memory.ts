@@ -6,6 +6,8 @@ export interface RememberedEscalation {
   intentId: string;
   escalationId: string;
   decidingRule: MatchedRule | undefined;
+  /** The `Idempotency-Key` of `POST /intent/:id/token` for this escalation, the same on every try. */
+  tokenKey: string;
 }
 
 /** At least this long, whatever the clocks say, so a skewed clock cannot make the memory useless. */

@@ -117,6 +117,7 @@ export class ToolCallGate {
             intentId: submitted.intentId,
             escalationId: submitted.escalationId,
             decidingRule: decision.decidingRule,
+            tokenKey: newIdempotencyKey(),
           };
           const expiresAt = submitted.response.approval?.expiresAt;
           this.#memory.remember(key, escalation, expiresAt ?? '');
@@ -143,9 +144,14 @@ export class ToolCallGate {
         if (this.#wait && state.waited !== true) return this.#waitFor(key, escalation, state.expiresAt, call);
         return refuse(escalated(intentId, escalationId, decidingRule));
       case 'APPROVED_AFTER_REVIEW': {
+        // The escalation's own Idempotency-Key: if this fetch fails after the service minted, a
+        // later repeat gets the same token replayed instead of a 409.
+        const { token } = await this.#client.fetchToken(intentId, {
+          idempotencyKey: escalation.tokenKey,
+          signal: this.#deadline(call),
+        });
         // One approval, one token, one execution: a later repeat is a new request.
         this.#memory.forget(key);
-        const { token } = await this.#client.fetchToken(intentId, { signal: this.#deadline(call) });
         return this.#consume(token, intentId, 'APPROVED_AFTER_REVIEW', call);
       }
       case 'DENIED_AFTER_REVIEW':

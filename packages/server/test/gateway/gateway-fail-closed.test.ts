@@ -7,6 +7,7 @@ import {
   connectStdio,
   decisionOf,
   NODE_TS,
+  RATIONALE,
   RECORDING_STDIO,
   type Service,
   type StdioGateway,
@@ -100,6 +101,22 @@ describe('authority gateway fails closed', () => {
     await refusedWith('TIMEOUT', always('hang'));
     // A generous hang guard, not a timing assertion: the bound is the gateway's, 3 s here.
     assert.ok(Date.now() - started < 30_000);
+  });
+
+  it('gets the token of an approved escalation on a later repeat when the first fetch lost its answer', async () => {
+    const path = `notes/${randomUUID()}.txt`;
+    const write = async () =>
+      (await gateway.client.callTool({ name: 'write_file', arguments: { path } })) as CallToolResult;
+    const intentId = String(decisionOf(await write()).intentId);
+    await service.approver.decideApproval({ intentId, decision: 'approve', rationale: RATIONALE });
+    // The read of the intent goes through; the token is minted but its answer lost, and the retry hangs.
+    service.proxy.plan('forward', 'lose-reply', ...always('hang'));
+    const lost = await write();
+    service.proxy.plan();
+    assert.equal(textOf(lost), 'authority unavailable: TIMEOUT');
+    assert.equal((await service.owner.getIntent(intentId)).tokenIssued, true);
+    assert.equal(textOf(await write()), `wrote 0 characters to ${path}`);
+    assert.equal(files.calls().filter((c) => c.arguments?.path === path).length, 1);
   });
 
   it('refuses every call once the service is stopped mid-session, remembered escalations included', async () => {
