@@ -5,13 +5,13 @@ import { ConfigError } from '../config/config.js';
 import { resolveMasterKey } from '../config/master-key.js';
 import { createSecretBox } from '../crypto/secret-box.js';
 import { AppError } from '../errors/app-error.js';
-import type { GatewayFlags } from '../gateway/gateway-settings.js';
 import { createPhysicalSigner } from '../physical-infra/physical-signer.js';
 import { createPortalUser, listPortalUsers } from '../portal/portal-users.js';
 import { createKeyService } from '../tenancy/key-service.js';
 import { PLANS } from '../tenancy/tenant.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
 import { type GlobalFlags, withStorage } from './context.js';
+import { gatewayCommand } from './gateway.js';
 import { PolicyTestInputError, policyTest } from './policy-test.js';
 import { serve } from './serve.js';
 import { generatePassword, readPasswordFromStdin } from './user-password.js';
@@ -247,31 +247,7 @@ policy
     process.exitCode = policyTest(casesFile, options.policy, process.stdout);
   });
 
-program
-  .command('gateway')
-  .description(
-    'govern one upstream MCP server: every tools/call goes through the decision loop (contract §11); ' +
-      'the service is named by AUTHORITY_URL, AUTHORITY_TENANT and AUTHORITY_API_KEY',
-  )
-  .option('--upstream <command line>', 'the upstream MCP server to start, spoken to over stdio')
-  .option('--upstream-url <url>', 'the upstream MCP server at a Streamable HTTP URL')
-  .option(
-    '--config <file>',
-    'gateway config (JSON); without it targetSystem comes from AUTHORITY_TARGET_SYSTEM',
-  )
-  .option(
-    '--listen <host:port>',
-    'serve agents over Streamable HTTP at http://HOST:PORT/mcp instead of stdio',
-  )
-  .option('--wait-approval', 'hold an escalated call until it is approved, denied or expires')
-  .option('--decision-timeout-ms <ms>', 'bound of every call to the service (default 5000)')
-  .option('--base-url <url>', 'the service (env AUTHORITY_URL)')
-  .option('--tenant <id>', 'the tenant (env AUTHORITY_TENANT)')
-  .option('--key <apiKey>', 'an API key of the tenant (env AUTHORITY_API_KEY)')
-  .action(async (options: GatewayFlags) => {
-    const { runGateway } = await import('../gateway/run-gateway.js');
-    await runGateway(options, process.env);
-  });
+program.addCommand(gatewayCommand());
 
 function describe(error: unknown): string {
   if (error instanceof ConfigError) return `configuration error: ${error.message}`;
