@@ -3,6 +3,7 @@ import type {
   ApprovalListQuery,
   ApprovalRequest,
   ApprovalView,
+  EscalationDetail,
   EscalationView,
 } from '../wire/approvals.js';
 import { WIRE_ROUTES as R } from '../wire/routes.js';
@@ -29,6 +30,22 @@ export class ApprovalsResource extends Resource {
    */
   decide(request: ApprovalRequest, options?: CallOptions): Promise<ApprovalView> {
     return this.expect({ route: R.decideApproval, body: request, retry: 'unprocessed', options });
+  }
+
+  /**
+   * `GET /authority/approvals/:escalationId`: one escalation (the id in its `approvalUrl`) with the
+   * intent it holds, its decision trace, the arguments (secret-looking values redacted) and the
+   * decisions recorded so far.
+   *
+   * @example
+   * ```ts
+   * const escalation = await approver.approvals.get(escalationId);
+   * console.log(escalation.intent.actor.id, escalation.decidingRule?.id, escalation.intent.args);
+   * console.log(`${escalation.approvalsReceived} of ${escalation.requiredApprovals}`);
+   * ```
+   */
+  get(escalationId: string, options?: CallOptions): Promise<EscalationDetail> {
+    return this.expect({ route: R.getApproval, params: { escalationId }, retry: 'safe', options });
   }
 
   /**

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Closed, IsoDateTime, Nullable } from './common.js';
 import { APPROVAL_QUEUES, APPROVAL_STATUSES } from './constants.js';
+import { MatchedRule } from './intent.js';
 
 /** Human review of escalated intents (contract §4.8). */
 
@@ -45,7 +46,7 @@ export const ApprovalView = Type.Object({
 });
 export type ApprovalView = Static<typeof ApprovalView>;
 
-/** An escalation as `GET /authority/approvals` lists it. */
+/** An escalation as `GET /authority/approvals` lists it (contract §4.8, §14). */
 export const EscalationView = Type.Object({
   escalationId: Type.String(),
   intentId: Type.String(),
@@ -59,8 +60,56 @@ export const EscalationView = Type.Object({
   targetSystem: Type.String(),
   proposedAction: Type.String(),
   riskScore: Nullable(Type.Number()),
+  decidingRule: Nullable(MatchedRule),
+  argsPreview: Nullable(
+    Type.String({ description: 'JSON of args, at most 256 characters, secret-looking keys redacted' }),
+  ),
+  approvalUrl: Type.String({ description: 'AUTHORITY_APPROVAL_URL + "/" + escalationId: the console page' }),
 });
 export type EscalationView = Static<typeof EscalationView>;
+
+/** One human decision recorded on an escalation. */
+export const RecordedDecision = Type.Object({
+  approvalId: Type.String(),
+  decision: ApprovalDecision,
+  approver: Type.Object({
+    principalId: Type.String({ description: 'The authenticated principal that decided' }),
+    id: Nullable(Type.String()),
+    name: Nullable(Type.String()),
+  }),
+  rationale: Type.String(),
+  decidedAt: IsoDateTime,
+});
+export type RecordedDecision = Static<typeof RecordedDecision>;
+
+/**
+ * `GET /authority/approvals/:escalationId`: the escalation with the intent it holds (who asks, what,
+ * the decision trace, the whole of args with secret-looking keys redacted) and the decisions so far.
+ */
+export const EscalationDetail = Type.Object({
+  ...EscalationView.properties,
+  intent: Type.Object({
+    status: Type.String(),
+    requestedBy: Type.String({
+      description: 'The principal that submitted the intent; it may not approve it (separation of duties)',
+    }),
+    actor: Type.Object({ id: Type.String(), type: Type.String() }),
+    args: Type.Unknown({ description: 'The whole of args, secret-looking keys redacted; null without args' }),
+    riskContext: Type.Unknown(),
+    decision: Type.Object({
+      decision: Type.String(),
+      riskScore: Nullable(Type.Number()),
+      rationale: Type.Array(Type.String()),
+      gateTrace: Type.Array(Type.String()),
+      matchedRules: Type.Array(MatchedRule),
+      intent: Type.Unknown(),
+    }),
+  }),
+  decisions: Type.Array(RecordedDecision, { description: 'Oldest first' }),
+});
+export type EscalationDetail = Static<typeof EscalationDetail>;
+
+export const EscalationParams = Type.Object({ escalationId: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const ApprovalListQuery = Type.Object(
   {

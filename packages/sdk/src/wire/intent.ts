@@ -169,7 +169,7 @@ export const AuditSummary = Type.Object({ entriesWritten: Type.Integer(), latest
 
 /**
  * The answer of `POST /intent` for every decision: 200 APPROVED (with `authorityDecisionToken`),
- * 202 ESCALATED (with `escalationId` and `approval`), 403 DENIED.
+ * 202 ESCALATED (with `escalationId`, `approvalUrl` and `approval`), 403 DENIED.
  */
 export const IntentResponse = Type.Object({
   intentId: Type.String(),
@@ -179,6 +179,11 @@ export const IntentResponse = Type.Object({
   execution: Execution,
   authorityDecisionToken: Type.Optional(Type.String({ description: 'APPROVED only: the compact JWS' })),
   escalationId: Type.Optional(Type.String({ description: 'ESCALATED only' })),
+  approvalUrl: Type.Optional(
+    Type.String({
+      description: 'ESCALATED only: AUTHORITY_APPROVAL_URL + "/" + escalationId, the console page',
+    }),
+  ),
   approval: Type.Optional(ApprovalState),
 });
 export type IntentResponse = Static<typeof IntentResponse>;

@@ -173,6 +173,21 @@ export const Ticket = Type.Object({
   createdAtMs: Millis,
   approvalUrl: Type.String(),
   operator: Nullable(Type.String({ description: 'Display name given with the decision' })),
+  request: Nullable(
+    Type.Object(
+      {
+        actorIdentity: Type.String(),
+        actorKind: Type.String(),
+        safetyBit: Type.Boolean(),
+        safetyCitations: Type.Array(Type.String()),
+        clauseIds: Type.Array(Type.String()),
+        safeDefault: Type.String(),
+      },
+      {
+        description: 'The escalated request: its actor, safety bit and citations, and the clauses that fired',
+      },
+    ),
+  ),
 });
 export type Ticket = Static<typeof Ticket>;
 

@@ -1,5 +1,12 @@
 import { Type } from 'typebox';
-import { ApprovalList, ApprovalListQuery, ApprovalRequest, ApprovalView } from './approvals.js';
+import {
+  ApprovalList,
+  ApprovalListQuery,
+  ApprovalRequest,
+  ApprovalView,
+  EscalationDetail,
+  EscalationParams,
+} from './approvals.js';
 import { EvidenceBundle, Receipt } from './audit.js';
 import {
   bodyConflictErrors,
@@ -144,6 +151,16 @@ export const INTENT_ROUTES = {
     summary: 'Escalations, newest first, by status (default pending) and queue',
     security: 'tenant',
     schema: { querystring: ApprovalListQuery, response: { 200: ApprovalList, ...tenantErrors } },
+  }),
+  getApproval: route({
+    operationId: 'getApproval',
+    method: 'GET',
+    path: '/authority/approvals/:escalationId',
+    tag: 'approvals',
+    summary:
+      'One escalation with the intent it holds (actor, action, redacted args, decision trace) and the decisions so far',
+    security: 'tenant',
+    schema: { params: EscalationParams, response: { 200: EscalationDetail, ...tenantErrors } },
   }),
   evaluateIntent: route({
     operationId: 'evaluateIntent',

@@ -31,6 +31,7 @@ import { adminRoutes } from '../http/routes/admin.js';
 import { auditRoutes } from '../http/routes/audit.js';
 import { authorityKeyRoutes } from '../http/routes/authority-keys.js';
 import { connectorRoutes } from '../http/routes/connectors.js';
+import { consoleRoutes, defaultConsoleDir } from '../http/routes/console.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { ipAllowlistRoutes } from '../http/routes/ip-allowlist.js';
 import { jwksRoutes } from '../http/routes/jwks.js';
@@ -70,6 +71,8 @@ export interface ServerDeps {
   services?: Services;
   /** Background jobs (checkpoint sweeps); tests that drive them by hand turn them off. */
   backgroundJobs?: boolean;
+  /** The console's build folder (default: the `@authority-runtime/console` workspace's `dist`). */
+  consoleDir?: string | undefined;
 }
 
 export type App = FastifyInstance<
@@ -272,6 +275,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     policies: services.physicalPolicies,
     metrics,
   });
+  await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
   countWebhookDeliveries(metrics.registry, services.webhookWorker);
   countConnectorExecutions(metrics.registry, services.connectors);
   observeDecisionCommits(metrics.registry, services.decisionLoop);

@@ -21,6 +21,7 @@ export function openContext(
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     sqliteSynchronous: config.sqliteSynchronous,
+    timeoutMs: config.databaseTimeoutMs,
     ...(use === 'server' ? { backgroundCheckpointMs: SERVER_CHECKPOINT_MS } : {}),
   });
   return { config, storage };

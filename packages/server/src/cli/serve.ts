@@ -50,6 +50,7 @@ export async function serve(flags: GlobalFlags): Promise<void> {
 
   const lines = [
     `Authority Runtime listening on ${base} (${config.mode} mode, API reference at ${base}/docs)`,
+    `Web console at ${base}/console/ (sign in with a console user: authority users create --help)`,
   ];
   if (config.mode === 'embedded' || flags.demo) {
     const demo = await createTenantService(storage, systemClock).bootstrapDemo();

@@ -22,6 +22,8 @@ export interface Config {
   adminToken: string | undefined;
   metricsToken: string | undefined;
   rateLimitPerIp: number;
+  /** The longest any one wait on the database may last (connect, acquire, statement, lock, idle transaction). */
+  databaseTimeoutMs: number;
   /** SQLite durability: NORMAL survives process crashes, FULL power loss too (slower). */
   sqliteSynchronous: 'NORMAL' | 'FULL';
   egress: { allowPrivate: boolean; allowCidrs: CidrBlock[] };
@@ -262,6 +264,7 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     adminToken,
     metricsToken,
     rateLimitPerIp,
+    databaseTimeoutMs: timer('DATABASE_TIMEOUT_MS', 5_000, 100, 600_000),
     sqliteSynchronous: synchronous,
     egress: {
       allowPrivate: allowPrivateRaw === '1',

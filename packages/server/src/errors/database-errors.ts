@@ -6,6 +6,7 @@ const UNAVAILABLE_CODES = new Set([
   'EPIPE',
   'ENOTFOUND',
   'EHOSTUNREACH',
+  '57014',
   '57P01',
   '57P02',
   '57P03',
@@ -27,6 +28,7 @@ const UNAVAILABLE_MESSAGES = [
   'The database connection is not open',
   'driver has already been destroyed',
   'Client has encountered a connection error',
+  'Query read timeout',
 ];
 
 /**

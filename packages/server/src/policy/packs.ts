@@ -1,3 +1,4 @@
+import { MCP_BASICS_PACK } from './mcp-basics-pack.js';
 import type { Condition, Rule } from './rule.js';
 
 /**
@@ -7,8 +8,9 @@ import type { Condition, Rule } from './rule.js';
  *
  * Design notes for the packs other than `starter`:
  * - They are written to be installed next to `starter`. Their non-DENY rules only ever match writes
- *   (which `starter/escalate-writes` escalates anyway), so installing a pack never turns an intent
- *   that the starter policy denies by default into an escalation; they raise severity only.
+ *   (which `starter/escalate-writes` escalates anyway) or, in `mcp-basics`, low-risk confirmed reads
+ *   (which `starter/allow-reads` approves anyway), so installing a pack never turns an intent that
+ *   the starter policy denies by default into an escalation; they raise severity only.
  * - `REQUIRE_APPROVAL` marks "a human must sign this off" and outranks `ESCALATE`; both answer
  *   `ESCALATED`, but the deciding rule then names the pack's reason.
  * - `MATCHES` patterns are RE2 syntax (no lookaround, no backreferences); `(?i)` makes them
@@ -371,6 +373,7 @@ export const POLICY_PACKS: readonly PolicyPack[] = deepFreeze([
   GITHUB_SAFE_MERGE,
   PRODUCTION_CHANGE_CONTROL,
   SENSITIVE_DATA_GUARD,
+  MCP_BASICS_PACK,
 ]);
 
 export function getPack(id: string): PolicyPack | undefined {

@@ -11,6 +11,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { tighten } from '../foundation/file-modes.js';
+import { createBoundedPool, kyselyPool } from './bounded-pg-pool.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
@@ -74,7 +75,15 @@ export interface StorageOptions {
    * its fsync). For long-running servers; short-lived commands keep the inline default.
    */
   backgroundCheckpointMs?: number;
+  /**
+   * DATABASE_TIMEOUT_MS (default 5 s): the longest any one wait on the database may last
+   * (bounded-pg-pool.ts on PostgreSQL; SQLite's busy timeout), so a database that stops answering
+   * costs a request at most this long, then a 503.
+   */
+  timeoutMs?: number;
 }
+
+export const DEFAULT_DATABASE_TIMEOUT_MS = 5_000;
 
 const INT8_OID = 20;
 
@@ -87,20 +96,15 @@ const pgTypes = {
 };
 
 function openPostgres(options: StorageOptions & { databaseUrl: string }): Storage {
-  const pool = new pg.Pool({
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+  const poolOptions = {
     connectionString: options.databaseUrl,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 30_000,
+    timeoutMs,
+    schema: options.pgSchema,
     types: pgTypes,
-    ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
-  });
-  // A client losing its connection emits 'error' (idle or mid-query); that must never crash the
-  // process. The query in flight rejects on its own and the pool drops the client.
-  pool.on('error', () => {});
-  pool.on('connect', (client) => {
-    client.on('error', () => {});
-  });
+  };
+  const pool = kyselyPool(createBoundedPool(poolOptions));
   const db = registered(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
   return {
     db,
@@ -110,10 +114,27 @@ function openPostgres(options: StorageOptions & { databaseUrl: string }): Storag
       await sql`select 1`.execute(db);
     },
     async migrate() {
-      return (await migrateToLatest(db as Kysely<unknown>, 'postgres', options.pgSchema)).applied;
+      // On a connection of its own without statement timeouts: building an index may take longer
+      // than a request may wait.
+      const migrations = new Kysely<unknown>({
+        dialect: new PostgresDialect({
+          pool: kyselyPool(createBoundedPool({ ...poolOptions, max: 1, statementTimeouts: false })),
+        }),
+      });
+      try {
+        return (await migrateToLatest(migrations, 'postgres', options.pgSchema)).applied;
+      } finally {
+        await migrations.destroy();
+      }
     },
     async close() {
-      await db.destroy();
+      // Ending a connection the server no longer answers waits for a goodbye that never comes;
+      // shutdown waits at most the database bound for it.
+      // The pool is ended even when Kysely never used it (migrations run on their own pool).
+      await settleWithin(
+        db.destroy().finally(() => pool.end()),
+        timeoutMs,
+      );
     },
   };
 }
@@ -138,7 +159,7 @@ function openSqlite(options: StorageOptions): Storage {
   const database = new SqliteDatabase(file);
   database.pragma('journal_mode = WAL');
   database.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
   let checkpointer: WalCheckpointer | undefined;
   if (options.backgroundCheckpointMs !== undefined) {
@@ -196,6 +217,23 @@ function openSqlite(options: StorageOptions): Storage {
       await db.destroy();
     },
   };
+}
+
+/** Waits for work to settle, at most `ms`. */
+async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  await Promise.race([
+    work.then(
+      () => undefined,
+      () => undefined,
+    ),
+    deadline,
+  ]);
+  clearTimeout(timer);
 }
 
 /** Opens SQLite (no databaseUrl) or PostgreSQL (a postgres:// databaseUrl). */

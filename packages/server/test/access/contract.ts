@@ -102,6 +102,8 @@ export const CONTRACT_ROUTE_ACCESS: Readonly<Record<string, string>> = {
   'GET /.well-known/authority/:tenantId/jwks.json': 'public',
   'GET /.well-known/authority/:tenantId/jwks-archive.json': 'public',
   'POST /portal/login': 'public',
+  'GET /console': 'public',
+  'GET /console/*': 'public',
 
   'POST /portal/mfa': 'portal',
   'POST /portal/mfa/enroll': 'portal',
@@ -148,6 +150,7 @@ export const CONTRACT_ROUTE_ACCESS: Readonly<Record<string, string>> = {
 
   'POST /authority/approval': 'authority:approve',
   'GET /authority/approvals': 'authority:approve',
+  'GET /authority/approvals/:escalationId': 'authority:approve',
   'POST /authority/evaluate': 'authority:evaluate',
   'POST /authority/permission-tokens/verify': 'authority:evaluate',
 

@@ -31,6 +31,7 @@ function requestFor(route: RegisteredRoute, headers: Headers) {
     .replace(':version', '1')
     .replace(':actorId', 'matrix-actor')
     .replace(':deliveryId', SOME_ID)
+    .replace(':escalationId', SOME_ID)
     .replace(':id', SOME_ID);
   const withBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
   return { method: route.method as 'GET', url, headers, ...(withBody ? { payload: {} } : {}) };

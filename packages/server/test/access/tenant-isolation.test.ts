@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Resolver } from '../../src/egress/egress-client.js';
 import type { RegisteredRoute } from '../../src/http/route-table.js';
+import { CONSOLE_CSP } from '../../src/http/routes/console.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { ENGINES } from '../helpers/storage.js';
 import { issueToken, recordRefusal } from '../physical-infra/fixtures.js';
@@ -24,6 +25,7 @@ interface Alpha {
   session: PortalLogin;
   intentId: string;
   escalatedId: string;
+  escalationId: string;
   decisionToken: string;
   permissionToken: Record<string, unknown>;
   keyId: string;
@@ -113,6 +115,17 @@ const PUBLIC_CASES: Record<string, Case> = {
     expectStatus(res, 200);
     assert.ok(!res.body.includes(a.kid));
   },
+  // The console is the same static application for everyone; it holds no tenant's data.
+  'GET /console': async ({ asB }) => {
+    const res = await asB('GET', '/console', { headers: {} });
+    expectStatus(res, 308);
+    assert.equal(res.headers.location, '/console/');
+  },
+  'GET /console/*': async ({ asB, a }) => {
+    const res = await asB('GET', `/console/approvals/${a.escalationId}`, { headers: {} });
+    assert.ok([200, 404].includes(res.statusCode), res.body);
+    assert.equal(res.headers['content-security-policy'], CONSOLE_CSP);
+  },
   // Users belong to one tenant: B's user cannot sign in to A.
   'POST /portal/login': async ({ asB, bSession }) => {
     const res = await asB('POST', '/portal/login', {
@@ -191,7 +204,15 @@ const TENANT_CASES: Record<string, Case> = {
     notFound(res);
     assert.equal((await asA('GET', `/intent/${a.escalatedId}`)).json().status, 'ESCALATED');
   },
-  'GET /authority/approvals': async ({ asB }) => expectStatus(await asB('GET', '/authority/approvals'), 200),
+  'GET /authority/approvals': async ({ asB }) => {
+    for (const status of ['pending', 'approved', 'denied', 'expired']) {
+      expectStatus(await asB('GET', `/authority/approvals?status=${status}`), 200);
+    }
+  },
+  'GET /authority/approvals/:escalationId': async ({ asB, a }) => {
+    notFound(await asB('GET', `/authority/approvals/${a.escalationId}`));
+    notFound(await asB('GET', `/authority/approvals/${a.escalatedId}`));
+  },
   'POST /authority/evaluate': async ({ asB }) => {
     const res = await asB('POST', '/authority/evaluate', {
       payload: {
@@ -626,6 +647,7 @@ for (const engine of ENGINES) {
         session,
         intentId: approved.json().intentId,
         escalatedId: escalated.json().intentId,
+        escalationId: escalated.json().escalationId,
         decisionToken: approved.json().authorityDecisionToken,
         permissionToken: evaluated.json().permissionToken,
         keyId: key.json().id,
@@ -645,6 +667,7 @@ for (const engine of ENGINES) {
         'alpha-marker',
         a.intentId,
         a.escalatedId,
+        a.escalationId,
         a.keyId,
         a.keyPrefix,
         a.endpointId,

@@ -33,6 +33,16 @@ describe('authority serve as a process', () => {
 
       const health = await fetch(`${first.base}/v1/health`);
       assert.equal(health.status, 200);
+
+      // The banner's second line is the web console's address, which the service serves.
+      const consoleUrl = /^Web console at (http:\/\/\S+\/console\/) /m.exec(first.output)?.[1];
+      assert.equal(consoleUrl, `${first.base}/console/`, first.output);
+      const page = await fetch(consoleUrl ?? '');
+      assert.ok([200, 404].includes(page.status), 'the console route answers, built or not');
+      assert.equal(
+        page.headers.get('content-security-policy'),
+        "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+      );
     } finally {
       assert.equal(await stopProcess(first.child), 0, 'SIGTERM shuts down cleanly');
     }

@@ -88,6 +88,14 @@ for (const engine of ENGINES) {
         pending.approvals.map((a) => a.intentId),
         [escalated.intentId],
       );
+      const [item] = pending.approvals;
+      assert.ok(item);
+      assert.ok(item.approvalUrl.endsWith(`/console/approvals/${item.escalationId}`), item.approvalUrl);
+      const detail = await owner.approvals.get(item.escalationId);
+      assert.deepEqual(
+        [detail.intentId, detail.intent.actor.id, detail.decisions],
+        [escalated.intentId, 'surface-bot', []],
+      );
       await owner.decideApproval({ intentId: escalated.intentId, decision: 'approve', rationale: RATIONALE });
       const status = await agent.waitForApproval(escalated.intentId, {
         timeoutMs: 1_000,

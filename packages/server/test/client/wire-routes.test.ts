@@ -6,8 +6,11 @@ import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
-/** Routes the service registers that are not API operations: the interactive reference and its document. */
-const NOT_OPERATIONS = /^\/(docs|openapi\.json)/;
+/**
+ * Routes the service registers that are not API operations: the interactive reference and its
+ * document, and the web console's static files.
+ */
+const NOT_OPERATIONS = /^\/(docs|openapi\.json|console)/;
 
 describe('the wire route catalogue', () => {
   let t: TestApp;

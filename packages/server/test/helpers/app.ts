@@ -52,7 +52,7 @@ export async function createTestApp(
   env: Record<string, string> = {},
   /** Registers extra routes (test-only probes) before the app is ready. */
   extend?: (app: App) => void | Promise<void>,
-  options: { resolver?: Resolver } = {},
+  options: { resolver?: Resolver; consoleDir?: string } = {},
 ): Promise<TestApp> {
   const testStorage: TestStorage = await createTestStorage(dialect);
   const config = loadConfig({ AUTHORITY_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
@@ -72,6 +72,7 @@ export async function createTestApp(
     masterKey: TEST_MASTER_KEY,
     services,
     backgroundJobs: false,
+    consoleDir: options.consoleDir,
   });
   if (extend) await extend(app);
   await app.ready();

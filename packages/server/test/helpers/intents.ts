@@ -1,7 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Services } from '../../src/app/services.js';
 import { chainRepository } from '../../src/chain/chain-repository.js';
-import { type IntentDecision, intentRepository } from '../../src/intent/repositories/intent-repository.js';
+import type { IntentDecision } from '../../src/intent/domain/intent-record.js';
+import { intentRepository } from '../../src/intent/repositories/intent-repository.js';
 import type { Storage } from '../../src/storage/database.js';
 import { mintDecisionToken } from '../../src/tokens/decision-token.js';
 

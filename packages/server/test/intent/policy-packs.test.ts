@@ -214,10 +214,10 @@ function outcome(rules: Rule[], s: Scenario): string {
 }
 
 describe('policy packs: catalog', () => {
-  it('lists starter, github-safe-merge, production-change-control and sensitive-data-guard', () => {
+  it('lists starter, github-safe-merge, production-change-control, sensitive-data-guard and mcp-basics', () => {
     assert.deepEqual(
       POLICY_PACKS.map((pack) => pack.id),
-      ['starter', 'github-safe-merge', 'production-change-control', 'sensitive-data-guard'],
+      ['starter', 'github-safe-merge', 'production-change-control', 'sensitive-data-guard', 'mcp-basics'],
     );
     for (const pack of POLICY_PACKS) {
       assert.deepEqual(Object.keys(pack).sort(), ['description', 'id', 'name', 'rules', 'version']);

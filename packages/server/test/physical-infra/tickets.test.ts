@@ -69,6 +69,8 @@ for (const engine of ENGINES) {
         createdAtMs: t.clock(),
         approvalUrl: ticket.approvalUrl,
         operator: null,
+        // A ticket opened without a decision record (this test's shortcut) has no request to show.
+        request: null,
       });
     });
 

@@ -1,4 +1,5 @@
 import type { Executor } from '../../storage/database.js';
+import type { RecordedDecision } from '../domain/intent-record.js';
 
 /** One human decision on an escalated intent (contract §4.8). */
 export interface RecordedApproval {
@@ -33,5 +34,27 @@ export const approvalRepository = {
         decided_at: approval.decidedAtMs,
       })
       .execute();
+  },
+
+  /** The human decisions recorded on an intent's escalation, oldest first. */
+  async decisionsOf(db: Executor, tenantId: string, intentId: string): Promise<RecordedDecision[]> {
+    const rows = await db
+      .selectFrom('intent_approvals')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('intent_id', '=', intentId)
+      .orderBy('decided_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => {
+      const approver = JSON.parse(row.approver) as { id?: string; name?: string };
+      return {
+        approvalId: row.id,
+        decision: row.decision as RecordedDecision['decision'],
+        approver: { principalId: row.principal_id, id: approver.id ?? null, name: approver.name ?? null },
+        rationale: row.rationale,
+        decidedAt: new Date(row.decided_at).toISOString(),
+      };
+    });
   },
 };

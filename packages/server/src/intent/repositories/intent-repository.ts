@@ -2,41 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../storage/database.js';
 import { forUpdate } from '../../storage/row-lock.js';
 import type { Database, IntentsTable } from '../../storage/schema.js';
-
-export type IntentDecision = 'APPROVED' | 'ESCALATED' | 'DENIED';
-export type IntentStatus = IntentDecision | 'APPROVED_AFTER_REVIEW' | 'DENIED_AFTER_REVIEW' | 'EXPIRED';
-
-export interface ApprovalState {
-  queue: 'standard' | 'catastrophic-review';
-  status: 'pending' | 'approved' | 'denied' | 'expired';
-  requiredApprovals: number;
-  /** Approvals recorded so far (absent until the first human decision). */
-  approvalsReceived?: number;
-  expiresAt: string;
-}
-
-/** A stored intent: the request, the decision and everything later reads need (contract §4.7). */
-export interface IntentRecord {
-  tenantId: string;
-  id: string;
-  correlationId: string;
-  principalId: string;
-  actorId: string;
-  targetSystem: string;
-  status: IntentStatus;
-  decision: IntentDecision;
-  /** `PENDING` while an escalation waits for a human, else `DECIDED`. */
-  reviewState: 'PENDING' | 'DECIDED';
-  request: unknown;
-  authorityDecision: Record<string, unknown>;
-  hypotheses: unknown;
-  execution: Record<string, unknown>;
-  token: string | null;
-  escalationId: string | null;
-  approval: ApprovalState | null;
-  createdAt: number;
-  updatedAt: number;
-}
+import type { ApprovalState, IntentDecision, IntentRecord, IntentStatus } from '../domain/intent-record.js';
 
 function toRecord(row: IntentsTable): IntentRecord {
   return {
@@ -117,6 +83,21 @@ export const intentRepository = {
   ): Promise<IntentRecord | undefined> {
     const query = db.selectFrom('intents').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
     const row = await (options.forUpdate ? forUpdate(db, query) : query).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  },
+
+  /** The intent of an escalation (index `intents_escalation_idx`). */
+  async getByEscalation(
+    db: Executor,
+    tenantId: string,
+    escalationId: string,
+  ): Promise<IntentRecord | undefined> {
+    const row = await db
+      .selectFrom('intents')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('escalation_id', '=', escalationId)
+      .executeTakeFirst();
     return row ? toRecord(row) : undefined;
   },
 

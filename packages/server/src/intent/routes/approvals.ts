@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { validationError } from '../../errors/app-error.js';
+import { AppError, validationError } from '../../errors/app-error.js';
 import { decodeIdCursor, encodeIdCursor } from '../../foundation/cursor.js';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { IdParams, IsoDateTime, tenantErrors, tenantSecurity } from '../../http/schemas.js';
+import { IdParams, IsoDateTime, Nullable, tenantErrors, tenantSecurity } from '../../http/schemas.js';
 import { checkIdempotencyKey } from '../../request-checks/idempotency-key.js';
 import type { Approvals } from '../use-cases/approvals.js';
 
@@ -29,6 +29,8 @@ const ApprovalView = Type.Object({
   requiredApprovals: Type.Integer(),
 });
 
+const RuleRef = Type.Object({ id: Type.String(), effect: Type.String(), priority: Type.Integer() });
+
 const EscalationView = Type.Object({
   escalationId: Type.String(),
   intentId: Type.String(),
@@ -42,6 +44,45 @@ const EscalationView = Type.Object({
   targetSystem: Type.String(),
   proposedAction: Type.String(),
   riskScore: Type.Union([Type.Number(), Type.Null()]),
+  decidingRule: Nullable(RuleRef),
+  argsPreview: Nullable(
+    Type.String({ description: 'JSON of args, at most 256 characters, secret-looking keys redacted' }),
+  ),
+  approvalUrl: Type.String({ description: 'AUTHORITY_APPROVAL_URL + "/" + escalationId: the console page' }),
+});
+
+const DecisionView = Type.Object({
+  approvalId: Type.String(),
+  decision: Type.Enum(['approve', 'deny']),
+  approver: Type.Object({
+    principalId: Type.String({ description: 'The authenticated principal that decided' }),
+    id: Nullable(Type.String()),
+    name: Nullable(Type.String()),
+  }),
+  rationale: Type.String(),
+  decidedAt: IsoDateTime,
+});
+
+const EscalationDetail = Type.Object({
+  ...EscalationView.properties,
+  intent: Type.Object({
+    status: Type.String(),
+    requestedBy: Type.String({
+      description: 'The principal that submitted the intent; it may not approve it (separation of duties)',
+    }),
+    actor: Type.Object({ id: Type.String(), type: Type.String() }),
+    args: Type.Unknown({ description: 'The whole of args, secret-looking keys redacted; null without args' }),
+    riskContext: Type.Unknown(),
+    decision: Type.Object({
+      decision: Type.String(),
+      riskScore: Nullable(Type.Number()),
+      rationale: Type.Unknown(),
+      gateTrace: Type.Unknown(),
+      matchedRules: Type.Unknown(),
+      intent: Type.Unknown(),
+    }),
+  }),
+  decisions: Type.Array(DecisionView, { description: 'Human decisions so far, oldest first' }),
 });
 
 const IntentTokenResponse = Type.Object({
@@ -131,6 +172,26 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: Approvals }>
         approvals: page.approvals,
         nextCursor: page.hasMore && last ? encodeIdCursor(last.intentId) : null,
       };
+    },
+  );
+
+  app.get(
+    '/authority/approvals/:escalationId',
+    {
+      config: needs('authority:approve'),
+      schema: {
+        tags: ['approvals'],
+        summary:
+          'One escalation with the intent it holds (actor, action, redacted args, decision trace) and the decisions so far',
+        security: tenantSecurity,
+        params: Type.Object({ escalationId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: EscalationDetail, ...tenantErrors },
+      },
+    },
+    async (request) => {
+      const detail = await approvals.get(principalOf(request).tenantId, request.params.escalationId);
+      if (!detail) throw new AppError('NOT_FOUND', 'No such escalation');
+      return detail;
     },
   );
 

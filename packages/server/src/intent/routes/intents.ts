@@ -40,6 +40,9 @@ const IntentResponse = Type.Object({
   execution: Type.Unknown(),
   authorityDecisionToken: Type.Optional(Type.String()),
   escalationId: Type.Optional(Type.String()),
+  approvalUrl: Type.Optional(
+    Type.String({ description: 'ESCALATED: AUTHORITY_APPROVAL_URL + "/" + escalationId, the console page' }),
+  ),
   approval: Type.Optional(Type.Unknown()),
 });
 const errors = { ...tenantErrors, 409: tenantErrors[404] };

@@ -12,18 +12,23 @@ import type { TenantService } from '../../tenancy/tenant-service.js';
 import { mintDecisionToken } from '../../tokens/decision-token.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import { enqueueEvent } from '../../webhooks/outbox.js';
-import { tokenIssuedEvent } from '../domain/intent-events.js';
-import { approvalRepository } from '../repositories/approval-repository.js';
 import {
-  type ApprovalState,
-  type IntentRecord,
-  intentRepository,
-} from '../repositories/intent-repository.js';
+  type ApprovalStatus,
+  type EscalationDetail,
+  type EscalationView,
+  escalationDetail,
+  escalationStatus,
+  escalationView,
+  intentStatus,
+  riskScoreOf,
+} from '../domain/escalation-views.js';
+import { tokenIssuedEvent } from '../domain/intent-events.js';
+import type { ApprovalState, IntentRecord } from '../domain/intent-record.js';
+import { approvalRepository } from '../repositories/approval-repository.js';
+import { intentRepository } from '../repositories/intent-repository.js';
 import type { IntentResponse } from './decision-loop.js';
 import { executeApproved, initialExecution, planExecution } from './execution-plan.js';
 import type { ThresholdsStore } from './thresholds-store.js';
-
-export type ApprovalStatus = ApprovalState['status'];
 
 /** The answer of `POST /intent/:id/token`: the intent response shape with the token. */
 type IntentTokenResponse = IntentResponse & { authorityDecisionToken: string };
@@ -52,22 +57,6 @@ export interface ApprovalView {
   requiredApprovals: number;
 }
 
-/** An escalation as the console's queue lists it. */
-export interface EscalationView {
-  escalationId: string;
-  intentId: string;
-  queue: ApprovalState['queue'];
-  status: ApprovalStatus;
-  requiredApprovals: number;
-  approvalsReceived: number;
-  expiresAt: string;
-  createdAt: string;
-  actorId: string;
-  targetSystem: string;
-  proposedAction: string;
-  riskScore: number | null;
-}
-
 export interface EscalationQuery {
   status?: ApprovalStatus | undefined;
   queue?: ApprovalState['queue'] | undefined;
@@ -77,31 +66,6 @@ export interface EscalationQuery {
 }
 
 const CATASTROPHIC_PERMISSION = 'authority:approve:catastrophic';
-
-/**
- * The status of an escalation at `now`: a pending one whose deadline has passed reads as expired
- * even before the sweep has written it.
- */
-export function escalationStatus(record: IntentRecord, now: number): ApprovalStatus | undefined {
-  if (record.approval === null) return undefined;
-  if (record.approval.status === 'pending' && Date.parse(record.approval.expiresAt) <= now) return 'expired';
-  return record.approval.status;
-}
-
-/** The intent's status at `now`, with a lapsed escalation shown as EXPIRED. */
-export function intentStatus(record: IntentRecord, now: number): IntentRecord['status'] {
-  return escalationStatus(record, now) === 'expired' ? 'EXPIRED' : record.status;
-}
-
-function riskScoreOf(record: IntentRecord): number {
-  const score = record.authorityDecision.riskScore;
-  return typeof score === 'number' ? score : 0;
-}
-
-function proposedActionOf(record: IntentRecord): string {
-  const request = record.request as { proposedAction?: unknown };
-  return typeof request.proposedAction === 'string' ? request.proposedAction : '';
-}
 
 /**
  * Audit events of an intent carry its correlation id and its target; the actor is the principal
@@ -140,6 +104,8 @@ export function createApprovals(deps: {
   signingKeys: SigningKeyService;
   connectors: ConnectorService;
   idempotency: Idempotency;
+  /** AUTHORITY_APPROVAL_URL without a trailing slash. */
+  approvalUrl: string;
 }) {
   const { storage, clock } = deps;
 
@@ -446,25 +412,19 @@ export function createApprovals(deps: {
         now,
       });
       return {
-        approvals: records.slice(0, query.limit).map((record) => {
-          const approval = record.approval as ApprovalState;
-          return {
-            escalationId: record.escalationId as string,
-            intentId: record.id,
-            queue: approval.queue,
-            status: escalationStatus(record, now) as ApprovalStatus,
-            requiredApprovals: approval.requiredApprovals,
-            approvalsReceived: approval.approvalsReceived ?? 0,
-            expiresAt: approval.expiresAt,
-            createdAt: new Date(record.createdAt).toISOString(),
-            actorId: record.actorId,
-            targetSystem: record.targetSystem,
-            proposedAction: proposedActionOf(record),
-            riskScore: riskScoreOf(record),
-          };
-        }),
+        approvals: records
+          .slice(0, query.limit)
+          .map((record) => escalationView(record, now, deps.approvalUrl)),
         hasMore: records.length > query.limit,
       };
+    },
+
+    /** `GET /authority/approvals/:escalationId`: one escalation of the tenant, or undefined. */
+    async get(tenantId: string, escalationId: string): Promise<EscalationDetail | undefined> {
+      const record = await intentRepository.getByEscalation(storage.db, tenantId, escalationId);
+      if (!record || record.approval === null) return undefined;
+      const decisions = await approvalRepository.decisionsOf(storage.db, tenantId, record.id);
+      return escalationDetail(record, decisions, clock(), deps.approvalUrl);
     },
 
     /** Writes the expiry of every lapsed escalation (at most `limit` per call); returns how many. */

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditEvent } from '../../chain/audit-entry.js';
 import { chainRepository } from '../../chain/chain-repository.js';
+import { approvalUrlOf } from '../../config/approval-url.js';
 import type { ConnectorService } from '../../connectors/connector-service.js';
 import { canonicalJson, sha256Hex } from '../../crypto/canonical-json.js';
 import { AppError } from '../../errors/app-error.js';
@@ -17,17 +18,14 @@ import { type MintedToken, mintDecisionToken } from '../../tokens/decision-token
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import type { DecisionEvent } from '../../webhooks/events.js';
 import { enqueueEvents } from '../../webhooks/outbox.js';
-import { argsPreview } from '../domain/args-preview.js';
+import { argsPreview } from '../domain/args-redaction.js';
 import { evaluateIntent, type IntentEvaluation } from '../domain/evaluate-intent.js';
 import { tokenIssuedEvent } from '../domain/intent-events.js';
+import type { ApprovalState, IntentRecord } from '../domain/intent-record.js';
 import type { IntentRequest } from '../domain/intent-request.js';
 import { isInterpretable } from '../domain/interpret.js';
 import type { ThresholdSettings } from '../domain/thresholds.js';
-import {
-  type ApprovalState,
-  type IntentRecord,
-  intentRepository,
-} from '../repositories/intent-repository.js';
+import { intentRepository } from '../repositories/intent-repository.js';
 import { type ExecutionPlan, executeApproved, initialExecution, planExecution } from './execution-plan.js';
 import { loadGateContext } from './gate-context.js';
 import type { PolicyStore } from './policy-store.js';
@@ -42,6 +40,8 @@ export interface IntentResponse {
   execution: Record<string, unknown>;
   authorityDecisionToken?: string;
   escalationId?: string;
+  /** ESCALATED only: the console page where a human decides (contract §14). */
+  approvalUrl?: string;
   approval?: ApprovalState;
 }
 
@@ -86,6 +86,8 @@ export function createDecisionLoop(deps: {
   signingKeys: SigningKeyService;
   idempotency: Idempotency;
   connectors: ConnectorService;
+  /** AUTHORITY_APPROVAL_URL without a trailing slash. */
+  approvalUrl: string;
 }) {
   const { storage, clock } = deps;
 
@@ -309,7 +311,9 @@ export function createDecisionLoop(deps: {
         authorityDecision,
         execution,
         ...(minted ? { authorityDecisionToken: minted.token } : {}),
-        ...(escalationId && approval ? { escalationId, approval } : {}),
+        ...(escalationId && approval
+          ? { escalationId, approvalUrl: approvalUrlOf(deps.approvalUrl, escalationId), approval }
+          : {}),
       },
     });
     if (!plan?.executes || !minted) return { statusCode, body };

@@ -11,8 +11,8 @@ import type { Clock } from '../../foundation/clock.js';
 import type { Storage } from '../../storage/database.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import type { TenantSecrets } from '../../tokens/tenant-secrets.js';
+import { intentStatus } from '../domain/escalation-views.js';
 import { intentRepository } from '../repositories/intent-repository.js';
-import { intentStatus } from './approvals.js';
 
 /** Evidence bundles and offline-verifiable receipts of one intent (contract §6). */
 export function createIntentEvidence(deps: {

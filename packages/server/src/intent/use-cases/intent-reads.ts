@@ -1,8 +1,9 @@
 import { chainRepository } from '../../chain/chain-repository.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Storage } from '../../storage/database.js';
-import { type IntentQuery, type IntentRecord, intentRepository } from '../repositories/intent-repository.js';
-import { escalationStatus, intentStatus } from './approvals.js';
+import { escalationStatus, intentStatus } from '../domain/escalation-views.js';
+import type { IntentRecord } from '../domain/intent-record.js';
+import { type IntentQuery, intentRepository } from '../repositories/intent-repository.js';
 
 export interface IntentView {
   intentId: string;

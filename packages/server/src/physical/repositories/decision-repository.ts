@@ -54,4 +54,18 @@ export const decisionRepository = {
       rows.flatMap((row) => (row.token_jti === null ? [] : [[row.token_jti, row.correlation_id]])),
     );
   },
+
+  /** The decisions that opened the given tickets (ESCALATE), through `physical_decisions_ticket_idx`. */
+  async escalationsOfTickets(
+    db: Executor,
+    tenantId: string,
+    ticketIds: readonly string[],
+  ): Promise<PhysicalDecisionsTable[]> {
+    return db
+      .selectFrom('physical_decisions')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('escalation_ticket_id', 'in', [...ticketIds])
+      .execute();
+  },
 };

@@ -5,7 +5,8 @@ import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
 import { Nullable, tenantSecurity } from '../../http/schemas.js';
 import { TICKET_STATUSES } from '../domain/index.js';
-import type { PhysicalTickets } from '../use-cases/physical-tickets.js';
+import type { PhysicalTickets, TicketView } from '../use-cases/physical-tickets.js';
+import type { TicketRequests } from '../use-cases/ticket-requests.js';
 import {
   DEFAULT_PAGE_LIMIT,
   IdSegment,
@@ -27,15 +28,39 @@ export const TicketSchema = Type.Object({
   createdAtMs: Millis,
   approvalUrl: Type.String(),
   operator: Nullable(Type.String({ description: 'Display name given with the decision' })),
+  request: Nullable(
+    Type.Object(
+      {
+        actorIdentity: Type.String(),
+        actorKind: Type.String(),
+        safetyBit: Type.Boolean(),
+        safetyCitations: Type.Array(Type.String()),
+        clauseIds: Type.Array(Type.String()),
+        safeDefault: Type.String(),
+      },
+      {
+        description: 'The escalated request: its actor, safety bit and citations, and the clauses that fired',
+      },
+    ),
+  ),
 });
 
 const TicketParams = Type.Object({ ticketId: IdSegment });
 
 /** Operator tickets of escalated physical requests (document 02 "Approvals", contract §9). */
-export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{ tickets: PhysicalTickets }> = async (
-  app,
-  { tickets },
-) => {
+export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{
+  tickets: PhysicalTickets;
+  ticketRequests: TicketRequests;
+}> = async (app, { tickets, ticketRequests }) => {
+  /** Each ticket with the escalated request behind it (one query for the whole page). */
+  const withRequests = async (tenantId: string, views: TicketView[]) => {
+    const requests = await ticketRequests.forTickets(
+      tenantId,
+      views.map((view) => view.ticketId),
+    );
+    return views.map((view) => ({ ...view, request: requests.get(view.ticketId) ?? null }));
+  };
+
   app.get(
     '/physical/approvals',
     {
@@ -64,7 +89,7 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{ tickets: Physic
         before: decodeIdCursor(request.query.cursor),
       });
       return {
-        tickets: page.tickets,
+        tickets: await withRequests(principalOf(request).tenantId, page.tickets),
         nextCursor: nextIdCursor(page.tickets, page.hasMore, (t) => t.ticketId),
       };
     },
@@ -82,7 +107,11 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{ tickets: Physic
         response: { 200: TicketSchema, ...physicalErrors },
       },
     },
-    async (request) => tickets.get(principalOf(request).tenantId, request.params.ticketId),
+    async (request) => {
+      const tenantId = principalOf(request).tenantId;
+      const [ticket] = await withRequests(tenantId, [await tickets.get(tenantId, request.params.ticketId)]);
+      return ticket;
+    },
   );
 
   app.post(
@@ -108,7 +137,14 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{ tickets: Physic
     },
     async (request) => {
       const principal = principalOf(request);
-      return tickets.decide(principal.tenantId, principal, request.params.ticketId, request.body);
+      const decided = await tickets.decide(
+        principal.tenantId,
+        principal,
+        request.params.ticketId,
+        request.body,
+      );
+      const [ticket] = await withRequests(principal.tenantId, [decided]);
+      return ticket;
     },
   );
 };

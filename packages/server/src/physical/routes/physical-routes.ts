@@ -25,7 +25,10 @@ export const physicalRoutes: FastifyPluginAsyncTypebox<{
 }> = async (app, { physical, issuance, policies, metrics }) => {
   await app.register(physicalJwksRoutes, { signer: physical.signer });
   await app.register(physicalActorRoutes, { actors: physical.actors });
-  await app.register(physicalApprovalRoutes, { tickets: physical.tickets });
+  await app.register(physicalApprovalRoutes, {
+    tickets: physical.tickets,
+    ticketRequests: physical.ticketRequests,
+  });
   await app.register(physicalAuditRoutes, { audit: physical.audit });
   await app.register(physicalRevocationRoutes, { revocations: physical.revocations });
   await app.register(physicalSnapshotRoutes, {

@@ -17,6 +17,7 @@ import { createPhysicalRevocations } from './physical-revocations.js';
 import { createPhysicalSigner } from './physical-signer.js';
 import { createPhysicalSnapshots } from './physical-snapshots.js';
 import { createPhysicalTickets } from './physical-tickets.js';
+import { createTicketRequests } from './ticket-requests.js';
 
 export interface PhysicalServicesDeps {
   storage: Storage;
@@ -38,6 +39,7 @@ export function createPhysicalServices(deps: PhysicalServicesDeps) {
     }),
     actors: createPhysicalActors({ storage, clock }),
     tickets: createPhysicalTickets({ storage, clock, approvalUrl: config.approvalUrl }),
+    ticketRequests: createTicketRequests({ storage }),
     audit: createPhysicalAudit({ storage, clock }),
     revocations: createPhysicalRevocations({ storage, clock }),
     snapshots: createPhysicalSnapshots({ storage, clock }),

@@ -13,6 +13,7 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { chainRepository } from '../../chain/chain-repository.js';
+import { approvalUrlOf } from '../../config/approval-url.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
@@ -120,7 +121,7 @@ export function createPhysicalTickets(deps: {
 }): PhysicalTickets {
   const { storage, clock } = deps;
   const db = storage.db;
-  const approvalUrl = (ticketId: string) => `${deps.approvalUrl}/${ticketId}`;
+  const approvalUrl = (ticketId: string) => approvalUrlOf(deps.approvalUrl, ticketId);
 
   const view = (row: TicketRow, now: number): TicketView => ({
     ...ticketAsOf(toTicket(row), now),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isUniqueViolation } from '../../../src/errors/database-errors.js';
-import type { ApprovalState, IntentRecord } from '../../../src/intent/repositories/intent-repository.js';
+import type { ApprovalState, IntentRecord } from '../../../src/intent/domain/intent-record.js';
 import type { Conformance } from './context.js';
 import { newTenant } from './fixtures.js';
 
@@ -64,6 +64,16 @@ export function intentConformance(c: Conformance): void {
         intents.get(trx, tenant, 'i-2', { forUpdate: true }),
       );
       assert.equal(locked?.id, 'i-2');
+    });
+
+    it('finds an intent by its escalation id, per tenant', async () => {
+      const { intentRepository: intents } = c.repos;
+      const tenant = await newTenant(c);
+      const record = escalated(tenant, 'i-1', 'standard', 10_000);
+      await c.storage.writeTransaction((trx) => intents.insert(trx, [record, intent(tenant, 'i-2')]));
+      assert.deepEqual(await intents.getByEscalation(c.storage.db, tenant, 'esc-i-1'), record);
+      assert.equal(await intents.getByEscalation(c.storage.db, tenant, 'esc-none'), undefined);
+      assert.equal(await intents.getByEscalation(c.storage.db, await newTenant(c), 'esc-i-1'), undefined);
     });
 
     it('records a review, attaches one token and stores an execution outcome', async () => {
@@ -175,16 +185,23 @@ export function intentConformance(c: Conformance): void {
         c.storage.writeTransaction((trx) => approvals.insert(trx, approval('a-3', 'key-1'))),
         (e) => isUniqueViolation(e),
       );
-      const rows = await c.storage.db
-        .selectFrom('intent_approvals')
-        .select(['id', 'approver'])
-        .where('tenant_id', '=', tenant)
-        .orderBy('id')
-        .execute();
-      assert.deepEqual(rows, [
-        { id: 'a-1', approver: '{"name":"Ann"}' },
-        { id: 'a-2', approver: '{"name":"Ann"}' },
+      assert.deepEqual(await approvals.decisionsOf(c.storage.db, tenant, 'i-1'), [
+        {
+          approvalId: 'a-1',
+          decision: 'approve',
+          approver: { principalId: 'key-1', id: null, name: 'Ann' },
+          rationale: 'checked',
+          decidedAt: new Date(5).toISOString(),
+        },
+        {
+          approvalId: 'a-2',
+          decision: 'approve',
+          approver: { principalId: 'key-2', id: null, name: 'Ann' },
+          rationale: 'checked',
+          decidedAt: new Date(5).toISOString(),
+        },
       ]);
+      assert.deepEqual(await approvals.decisionsOf(c.storage.db, tenant, 'i-2'), []);
     });
 
     it('numbers policy versions per tenant, lists them newest first and marks activation', async () => {

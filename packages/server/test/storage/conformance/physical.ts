@@ -189,6 +189,27 @@ export function physicalConformance(c: Conformance): void {
       assert.deepEqual(await decisions.issuedCorrelations(c.storage.db, tenant, []), new Map());
     });
 
+    it('finds the decisions that opened tickets', async () => {
+      const { decisionRepository: decisions } = c.repos;
+      const tenant = await newTenant(c);
+      const escalation = decision(tenant, 'd1', null, {
+        decision: 'ESCALATE',
+        escalation_ticket_id: 'esc_1',
+      });
+      await c.storage.writeTransaction(async (trx) => {
+        await decisions.insert(trx, escalation);
+        await decisions.insert(
+          trx,
+          decision(tenant, 'd2', null, { decision: 'ESCALATE', escalation_ticket_id: 'esc_2' }),
+        );
+        await decisions.insert(trx, decision(tenant, 'd3', 'jti-3'));
+      });
+      assert.deepEqual(await decisions.escalationsOfTickets(c.storage.db, tenant, ['esc_1', 'esc_9']), [
+        escalation,
+      ]);
+      assert.deepEqual(await decisions.escalationsOfTickets(c.storage.db, await newTenant(c), ['esc_1']), []);
+    });
+
     it('keeps the most recent verification reports of each token, oldest first', async () => {
       const { verificationRepository: verifications } = c.repos;
       const tenant = await newTenant(c);

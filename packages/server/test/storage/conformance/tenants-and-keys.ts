@@ -34,6 +34,7 @@ export function tenantAndKeyConformance(c: Conformance): void {
           '0008_connectors',
           '0009_physical',
           '0010_physical_policy',
+          '0011_console_lookups',
         ]);
         assert.deepEqual(await fresh.storage.migrate(), []);
         await fresh.storage.ping();

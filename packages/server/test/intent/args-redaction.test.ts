@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { argsPreview } from '../../src/intent/domain/args-preview.js';
+import { argsPreview } from '../../src/intent/domain/args-redaction.js';
 
 describe('argsPreview: what of args reaches the permanent chain', () => {
   test('values under credential-like keys are redacted, whatever their case or place', () => {

@@ -1,0 +1,70 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+/**
+ * A destructive action in two steps: the first press asks, the second (Confirm) acts; Cancel and
+ * Escape go back. Focus moves to Confirm, inside the fieldset whose legend is the question.
+ */
+export function ConfirmButton({
+  label,
+  question,
+  onConfirm,
+  disabled,
+  children,
+}: {
+  label: string;
+  question: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+  children?: ComponentChildren;
+}) {
+  const [asking, setAsking] = useState(false);
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+  }, [asking]);
+  if (!asking) {
+    return (
+      <button type="button" class="danger" disabled={disabled} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <fieldset
+      class="confirm"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') setAsking(false);
+      }}
+    >
+      <legend>{question}</legend>
+      {children}
+      <button
+        type="button"
+        class="danger"
+        ref={confirm}
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        Confirm: {label}
+      </button>{' '}
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </fieldset>
+  );
+}
+
+/** A secret shown once, with the warning that it will not be shown again. */
+export function ShownOnce({ label, value }: { label: string; value: string }) {
+  return (
+    <div class="success" role="status">
+      <p>
+        <strong>{label}</strong> (shown once: store it now, it cannot be shown again):
+      </p>
+      <code class="secret">{value}</code>
+    </div>
+  );
+}

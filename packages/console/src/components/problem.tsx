@@ -1,0 +1,64 @@
+import { ApiError } from '../api/client.js';
+
+interface Issue {
+  path?: string;
+  message?: string;
+}
+
+function issuesOf(error: ApiError): Issue[] {
+  const issues = error.details?.issues;
+  return Array.isArray(issues) ? (issues as Issue[]) : [];
+}
+
+/** What a refusal means for the person reading it. */
+function explain(error: ApiError): string | null {
+  const permission = error.details?.permission;
+  if (error.status === 403 && typeof permission === 'string') {
+    return `Your role does not have the permission ${permission}.`;
+  }
+  if (error.reason === 'separation_of_duties') {
+    return 'Separation of duties: whoever asked for an action cannot approve it. Another approver must decide.';
+  }
+  if (error.code === 'MFA_REQUIRED' || error.code === 'mfa_required') {
+    return 'Verify your second factor first.';
+  }
+  if (error.code === 'IP_NOT_ALLOWED' || error.code === 'ip_not_allowed') {
+    return "Your address is not in the tenant's IP allowlist.";
+  }
+  return null;
+}
+
+/** A server refusal or failure, shown plainly: status, code, message, what it means, request id. */
+export function Problem({ error, title }: { error: unknown; title?: string }) {
+  if (error === null || error === undefined) return null;
+  const apiError =
+    error instanceof ApiError ? error : new ApiError(0, 'ERROR', String(error), undefined, undefined);
+  const meaning = explain(apiError);
+  const issues = issuesOf(apiError);
+  const status = apiError.details?.status;
+  return (
+    <div class="problem" role="alert">
+      <p class="problem-title">
+        <strong>{title ?? (apiError.status === 403 ? 'Refused' : 'Something went wrong')}</strong>{' '}
+        {apiError.status > 0 ? (
+          <span class="code">
+            {apiError.status} {apiError.code}
+          </span>
+        ) : null}
+      </p>
+      <p>{apiError.message}</p>
+      {meaning ? <p>{meaning}</p> : null}
+      {typeof status === 'string' ? <p>Current status: {status}</p> : null}
+      {issues.length > 0 ? (
+        <ul>
+          {issues.map((issue) => (
+            <li key={`${issue.path}:${issue.message}`}>
+              {issue.path ? <code>{issue.path}</code> : null} {issue.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {apiError.requestId ? <p class="muted">Request id: {apiError.requestId}</p> : null}
+    </div>
+  );
+}

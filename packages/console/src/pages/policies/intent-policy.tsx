@@ -1,0 +1,213 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api/client.js';
+import type { PolicyVersion } from '../../api/types.js';
+import { Checkbox, Form, TextArea } from '../../components/fields.js';
+import { Gate } from '../../components/gate.js';
+import { Json, Page, Section } from '../../components/page.js';
+import { Problem } from '../../components/problem.js';
+import { formatTime } from '../../components/time.js';
+import { useAction, useApi } from '../../components/use-api.js';
+import { useSession } from '../../session/session-context.js';
+import { IssueOutline, issuesOf, parseDraft } from './issue-outline.js';
+import { PolicyTabs } from './policy-tabs.js';
+
+/** Pack rules (`<pack>/<rule>`) are kept by a save unless replacePacks; the editor holds the others. */
+const ownRules = (version: PolicyVersion) => version.rules.filter((rule) => !String(rule.id).includes('/'));
+const draftOf = (version: PolicyVersion) => JSON.stringify(ownRules(version), null, 2);
+
+function History({
+  versions,
+  active,
+  onLoad,
+  onChanged,
+}: {
+  versions: PolicyVersion[];
+  active: PolicyVersion;
+  onLoad: (version: PolicyVersion) => void;
+  onChanged: () => Promise<void>;
+}) {
+  const { can } = useSession();
+  const activate = useAction(async (version: number) => {
+    await api('POST', `/authority/policy/versions/${version}/activate`);
+    await onChanged();
+  });
+  return (
+    <Section title="Versions">
+      <Problem error={activate.error} title="Activation refused" />
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">State</th>
+            <th scope="col">Rules</th>
+            <th scope="col">Packs</th>
+            <th scope="col">Created</th>
+            <th scope="col">Activated</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {versions.map((version) => (
+            <tr key={version.version}>
+              <td>v{version.version}</td>
+              <td>{version.active ? <strong>active</strong> : 'inactive'}</td>
+              <td>{version.rules.length}</td>
+              <td>{version.packs.join(', ') || '—'}</td>
+              <td>
+                {formatTime(version.createdAt)} by <code>{version.createdBy}</code>
+              </td>
+              <td>{formatTime(version.activatedAt)}</td>
+              <td class="buttons">
+                <button type="button" onClick={() => onLoad(version)}>
+                  Edit a copy of v{version.version}
+                </button>
+                {!version.active && can('authority:policy:write') ? (
+                  <button
+                    type="button"
+                    disabled={activate.busy}
+                    onClick={() => void activate.run(version.version)}
+                  >
+                    {version.version < active.version
+                      ? `Roll back to v${version.version}`
+                      : `Activate v${version.version}`}
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
+  );
+}
+
+function Editor({
+  initial,
+  packs,
+  onSaved,
+}: {
+  initial: string;
+  packs: string[];
+  onSaved: () => Promise<void>;
+}) {
+  const [text, setText] = useState(initial);
+  const [activate, setActivate] = useState(false);
+  const [replacePacks, setReplacePacks] = useState(false);
+  const [saved, setSaved] = useState<PolicyVersion | null>(null);
+  const draft = parseDraft(text);
+  const save = useAction(async () => {
+    setSaved(null);
+    const version = await api<PolicyVersion>('POST', '/authority/policy', {
+      body: { rules: draft.value, activate, replacePacks },
+    });
+    setSaved(version);
+    await onSaved();
+  });
+  const issues = issuesOf(save.error);
+  const items = Array.isArray(draft.value) ? draft.value : [];
+  return (
+    <Section title="New version">
+      <Form label="New policy version" onSubmit={() => void save.run()}>
+        <TextArea
+          label="Rules (JSON array)"
+          rows={18}
+          value={text}
+          onValue={setText}
+          describedBy={issues.length > 0 ? 'policy-issues' : undefined}
+          hint={
+            packs.length > 0
+              ? `Rules of the installed packs (${packs.join(', ')}) are kept unless you replace them.`
+              : 'Each rule: {id, effect, priority?, bindings?, conditions?}.'
+          }
+        />
+        {draft.error ? (
+          <p class="problem" role="alert">
+            Not valid JSON: {draft.error}
+          </p>
+        ) : null}
+        <Checkbox label="Activate on save" checked={activate} onChecked={setActivate} />
+        <Checkbox
+          label="Replace the installed packs' rules"
+          checked={replacePacks}
+          onChecked={setReplacePacks}
+        />
+        <button type="submit" class="primary" disabled={save.busy || draft.error !== null}>
+          Save version
+        </button>
+      </Form>
+      {issues.length > 0 ? (
+        <IssueOutline id="policy-issues" items={items} issues={issues} collection="rules" noun="Rule" />
+      ) : (
+        <Problem error={save.error} />
+      )}
+      {saved ? (
+        <p class="success" role="status">
+          Saved v{saved.version}
+          {saved.active ? ' and activated it' : ' (not active: activate it from the versions table)'}.
+        </p>
+      ) : null}
+    </Section>
+  );
+}
+
+function PolicyBody() {
+  const { can } = useSession();
+  const active = useApi(() => api<PolicyVersion>('GET', '/authority/policy'), 'active');
+  const versions = useApi(
+    () => api<{ versions: PolicyVersion[] }>('GET', '/authority/policy/versions'),
+    'versions',
+  );
+  const [draft, setDraft] = useState<{ key: number; text: string } | null>(null);
+  const reload = async () => {
+    await Promise.all([active.reload(), versions.reload()]);
+  };
+  const current = active.data;
+  const editorText = draft?.text ?? (current ? draftOf(current) : '[]');
+  return (
+    <>
+      <Problem error={active.error ?? versions.error} />
+      {current ? (
+        <Section title={`Active: v${current.version}`}>
+          <p>
+            {current.rules.length} rules, packs {current.packs.join(', ') || 'none'}; activated{' '}
+            {formatTime(current.activatedAt)}.
+          </p>
+          <details>
+            <summary>Show the active rules</summary>
+            <Json value={current.rules} label="Active rules" />
+          </details>
+        </Section>
+      ) : null}
+      {current && versions.data ? (
+        <History
+          versions={versions.data.versions}
+          active={current}
+          onLoad={(version) => setDraft({ key: Date.now(), text: draftOf(version) })}
+          onChanged={reload}
+        />
+      ) : null}
+      {current && can('authority:policy:write') ? (
+        <Editor
+          key={draft?.key ?? current.version}
+          initial={editorText}
+          packs={current.packs}
+          onSaved={reload}
+        />
+      ) : null}
+    </>
+  );
+}
+
+/** Policies (contract §14 page 4): the active version, its history, a new version, activation and rollback. */
+export function IntentPolicy() {
+  return (
+    <Gate anyOf={['authority:policy:read', 'physical:policy:read']} title="Policies">
+      <Page title="Policies">
+        <PolicyTabs />
+        <Gate anyOf={['authority:policy:read']} title="the intent policy" inline>
+          <PolicyBody />
+        </Gate>
+      </Page>
+    </Gate>
+  );
+}

@@ -1,0 +1,100 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api/client.js';
+import { ConfirmButton, ShownOnce } from '../../components/confirm.js';
+import { Form, SelectField, TextField } from '../../components/fields.js';
+import { Section } from '../../components/page.js';
+import { Problem } from '../../components/problem.js';
+import { formatTime } from '../../components/time.js';
+import { useAction, useApi } from '../../components/use-api.js';
+import { ROLE_PERMISSIONS } from '../../session/roles.js';
+
+interface KeySummary {
+  id: string;
+  name: string;
+  displayPrefix: string;
+  role: string;
+  expiresAt: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+const ROLES = Object.keys(ROLE_PERMISSIONS).map((value) => ({ value, label: value }));
+
+/** API keys: the list (never secrets), a new key shown once, revocation. */
+export function ApiKeys() {
+  const [name, setName] = useState('');
+  const [role, setRole] = useState('agent');
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const keys = useApi(() => api<{ keys: KeySummary[] }>('GET', '/keys'), 'keys');
+  const create = useAction(async () => {
+    const answer = await api<{ name: string; key: string }>('POST', '/keys', {
+      body: { name: name.trim(), role },
+    });
+    setCreated(answer);
+    setName('');
+    await keys.reload();
+  });
+  const revoke = useAction(async (id: string) => {
+    await api('DELETE', `/keys/${encodeURIComponent(id)}`);
+    await keys.reload();
+  });
+  return (
+    <>
+      <Section title="New key">
+        <Form label="Create an API key" onSubmit={() => void create.run()}>
+          <div class="filters">
+            <TextField label="Key name" value={name} onValue={setName} required maxLength={200} />
+            <SelectField label="Role" value={role} onValue={setRole} options={ROLES} />
+          </div>
+          <button type="submit" class="primary" disabled={create.busy || name.trim() === ''}>
+            Create key
+          </button>
+        </Form>
+        <Problem error={create.error} title="The key was not created" />
+        {created ? <ShownOnce label={`New key "${created.name}"`} value={created.key} /> : null}
+      </Section>
+      <Section title="Keys">
+        <Problem error={keys.error ?? revoke.error} />
+        {keys.data ? (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Role</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.keys.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name}</td>
+                  <td>
+                    <code>{key.displayPrefix}…</code>
+                  </td>
+                  <td>{key.role}</td>
+                  <td>{formatTime(key.createdAt)}</td>
+                  <td>{formatTime(key.lastUsedAt)}</td>
+                  <td>
+                    {key.revokedAt ? (
+                      `revoked ${formatTime(key.revokedAt)}`
+                    ) : (
+                      <ConfirmButton
+                        label={`Revoke ${key.name}`}
+                        question={`Revoke the key "${key.name}"? Requests with it fail at once.`}
+                        onConfirm={() => void revoke.run(key.id)}
+                      />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { type ConsoleBrowser, openBrowser } from './helpers/browser.js';
+import { intentBody, signIn } from './helpers/console-page.js';
+import { type ConsoleServer, startConsoleServer, TENANT } from './helpers/console-server.js';
+
+/**
+ * Contract §14 in a real browser: a policy version saved (after the server's validation errors are
+ * shown next to the rule and field), activated and rolled back; the playground's explanation; the
+ * chain verified; an API key created (shown once), used and revoked; a lost session.
+ */
+
+describe('administration in the console', () => {
+  let server: ConsoleServer;
+  let b: ConsoleBrowser;
+  let page: Page;
+  let approvedIntentId = '';
+
+  before(async () => {
+    server = await startConsoleServer();
+    await server.createUser('owner@demo.test', 'owner');
+    await server.createUser('auditor@demo.test', 'auditor');
+    assert.equal((await server.asOwner('POST', '/intent', intentBody('merge pull request 5'))).status, 202);
+    const approved = await server.asOwner('POST', '/intent', {
+      ...intentBody('list open pull requests'),
+      riskContext: { baseRiskScore: 5 },
+    });
+    assert.equal(approved.status, 200);
+    approvedIntentId = ((await approved.json()) as { intentId: string }).intentId;
+    b = await openBrowser();
+    page = b.page;
+    await page.goto(`${server.base}/console/`);
+    await signIn(page, 'owner@demo.test');
+  });
+  after(async () => {
+    await b?.close();
+    await server?.stop();
+  });
+
+  const activeVersion = async () =>
+    ((await (await server.asOwner('GET', '/authority/policy')).json()) as { version: number }).version;
+
+  it('shows the validation errors next to the rule and field, saves, activates and rolls back a version', async () => {
+    await page.getByRole('link', { name: 'Policies' }).click();
+    await page.getByRole('heading', { name: 'Active: v1' }).waitFor();
+    const editor = page.getByLabel('Rules (JSON array)');
+    await editor.fill(JSON.stringify([{ id: 'friday-freeze', effect: 'MAYBE' }]));
+    await page.getByRole('button', { name: 'Save version' }).click();
+    const outline = page.locator('#policy-issues');
+    await outline.waitFor();
+    const text = (await outline.textContent()) ?? '';
+    assert.match(text, /Rule friday-freeze \(rules\[0\]\)/);
+    assert.match(text, /effect/);
+    assert.equal(
+      await editor.getAttribute('aria-describedby').then((v) => v?.includes('policy-issues')),
+      true,
+    );
+
+    const rule = {
+      id: 'friday-freeze',
+      effect: 'DENY',
+      conditions: { all: [{ path: 'risk.production', op: 'EQ', value: true }] },
+    };
+    await editor.fill(JSON.stringify([rule], null, 2));
+    await page.getByRole('button', { name: 'Save version' }).click();
+    await page.getByText('Saved v2 (not active').waitFor();
+    assert.equal(await activeVersion(), 1);
+
+    await page.getByRole('button', { name: 'Activate v2' }).click();
+    await page.getByRole('heading', { name: 'Active: v2' }).waitFor();
+    assert.equal(await activeVersion(), 2);
+    await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    await page.getByRole('heading', { name: 'Active: v1' }).waitFor();
+    assert.equal(await activeVersion(), 1);
+  });
+
+  it('evaluates a request in the playground and says why each other rule did not match', async () => {
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Proposed action').fill('merge pull request 42');
+    await page.getByRole('button', { name: 'Evaluate' }).click();
+    const result = page.getByRole('region', { name: 'Result' });
+    await result.waitFor();
+    assert.match((await result.locator('dl').textContent()) ?? '', /ESCALATE.*starter\/escalate-writes/s);
+    const why = (await result.getByRole('table').textContent()) ?? '';
+    assert.match(why, /starter\/allow-reads/);
+    assert.match(why, /risk\.operation_type/);
+  });
+
+  it('verifies the chain and opens an entry with its hashes', async () => {
+    await page.getByRole('link', { name: 'Audit' }).click();
+    const first = page.getByRole('row').filter({ hasText: 'policy.activated' }).first();
+    await first.waitFor();
+    await page.getByRole('link', { name: /Verify the chain/ }).click();
+    await page.getByRole('button', { name: 'Verify chain' }).click();
+    const status = page.getByRole('status').filter({ hasText: 'VALID' });
+    await status.waitFor();
+    assert.match((await status.textContent()) ?? '', /VALID: \d+ entries/);
+    await page.goto(`${server.base}/console/audit/entries/1`);
+    await page.getByRole('heading', { name: 'Audit entry #1' }).waitFor();
+    const facts = (await page.locator('dl.facts').textContent()) ?? '';
+    assert.match(facts, /Entry hash[0-9a-f]{64}/);
+    assert.match(facts, /Previous hash[0-9a-f]{64}/);
+  });
+
+  it('downloads an intent’s receipt and the audit export', async () => {
+    await page.goto(`${server.base}/console/intents/${approvedIntentId}`);
+    await page.getByRole('heading', { name: 'Intent: list open pull requests' }).waitFor();
+    const [receipt] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download receipt' }).click(),
+    ]);
+    assert.equal(receipt.suggestedFilename(), `receipt-${approvedIntentId}.json`);
+    const body = JSON.parse(await readFile((await receipt.path()) ?? '', 'utf8')) as Record<string, unknown>;
+    assert.equal(body.intentId, approvedIntentId);
+    assert.equal(typeof body.token, 'string');
+    await page.goto(`${server.base}/console/audit/chain`);
+    const [exported] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download export' }).click(),
+    ]);
+    const lines = (await readFile((await exported.path()) ?? '', 'utf8')).trim().split('\n');
+    assert.ok(lines.length > 3);
+    assert.equal(JSON.parse(lines[0] ?? '{}').entry.index, 0);
+  });
+
+  it('creates an API key shown once, which works until it is revoked', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Key name').fill('ci-bot');
+    await page.getByLabel('Role').selectOption('auditor');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = ((await page.locator('code.secret').textContent()) ?? '').trim();
+    assert.match(key, /^service_live_[0-9A-Za-z]{43}$/);
+    const useKey = () =>
+      fetch(`${server.base}/tenant`, { headers: { authorization: `Bearer ${key}`, 'x-tenant-id': TENANT } });
+    assert.equal((await useKey()).status, 200);
+    await page.getByRole('button', { name: 'Revoke ci-bot' }).click();
+    await page.getByRole('button', { name: 'Confirm: Revoke ci-bot' }).click();
+    await page
+      .getByRole('row', { name: /ci-bot/ })
+      .getByText('revoked')
+      .waitFor();
+    assert.equal((await useKey()).status, 401);
+  });
+
+  /** Presses Tab until the focused element's accessible text matches (the keyboard's only way around). */
+  async function tabTo(text: RegExp): Promise<void> {
+    for (let press = 0; press < 60; press += 1) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null;
+        const label = element?.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : null;
+        return `${label ?? ''} ${element?.textContent ?? ''}`.trim();
+      });
+      if (text.test(focused)) return;
+    }
+    throw new Error(`Tab never reached ${text}`);
+  }
+
+  /** Waits until the focused element's text is `text` (focus may move in an effect after a render). */
+  const focused = (text: string) =>
+    page.waitForFunction((expected) => document.activeElement?.textContent === expected, text, {
+      timeout: 5_000,
+    });
+
+  it('works from the keyboard alone: skip link, navigation, a form and a confirmation', async () => {
+    await page.goto(`${server.base}/console/intents`);
+    await page.getByRole('heading', { name: 'Intents' }).waitFor();
+    await page.keyboard.press('Tab');
+    await focused('Skip to content');
+    await tabTo(/^Settings$/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Settings: API keys' }).waitFor();
+    await tabTo(/^Key name/);
+    await page.keyboard.type('keyboard-key');
+    await tabTo(/^Create key$/);
+    await page.keyboard.press('Enter');
+    await page.locator('code.secret').waitFor();
+    await tabTo(/^Revoke keyboard-key$/);
+    await page.keyboard.press('Enter');
+    // Focus moves to the confirmation; Escape cancels it.
+    await focused('Confirm: Revoke keyboard-key');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Revoke keyboard-key' }).waitFor();
+  });
+
+  it('returns to sign-in with the reason when the session ends elsewhere', async () => {
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    const sessionId = await page.evaluate(
+      () => JSON.parse(sessionStorage.getItem('authority-console.session') ?? '{}').sessionId as string,
+    );
+    const ended = await fetch(`${server.base}/portal/logout`, {
+      method: 'POST',
+      headers: { 'x-portal-session-id': sessionId, 'x-tenant-id': TENANT },
+    });
+    assert.equal(ended.status, 204);
+    // The inbox refreshes every 5 s; its next request finds the session gone.
+    await page.getByRole('status').filter({ hasText: 'no longer valid' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
+  it('shows each role only its pages, and says so on a page the role cannot use', async () => {
+    await signIn(page, 'auditor@demo.test');
+    const nav = (await page.getByRole('navigation', { name: 'Main' }).textContent()) ?? '';
+    assert.doesNotMatch(nav, /Approvals/);
+    for (const label of ['Intents', 'Audit', 'Policies', 'Settings']) assert.match(nav, new RegExp(label));
+    await page.goto(`${server.base}/console/approvals`);
+    await page.getByRole('alert').filter({ hasText: 'does not allow this page' }).waitFor();
+    await page.goto(`${server.base}/console/settings/keys`);
+    const denied = page.getByRole('alert').filter({ hasText: 'keys:manage' });
+    await denied.waitFor();
+  });
+
+  it('made no request outside the service', () => {
+    const origin = new URL(server.base).origin;
+    assert.deepEqual(
+      b.requests.filter(
+        (url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'),
+      ),
+      [],
+    );
+    assert.deepEqual(b.cspViolations, []);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * What of `args` leaves the intent record (contract §4.6): the raw args never reach the permanent
+ * chain, only their hash and a redacted preview; an approver reads the whole of args with the same
+ * redaction. The rule is documented in docs/decision-loop.md.
+ */
+const PREVIEW_LIMIT = 256;
+/** Keys whose values are redacted (docs/decision-loop.md): `authorization`, not `author`. */
+const SECRET_KEY =
+  /secret|token|passw(?:or)?d|passphrase|pwd|key|auth(?!or(?!iz))|cookie|credential|session|private|bearer|jwt/i;
+/** Credentials under any key: bearer and authorization headers, service keys, webhook secrets, JWTs, PEM keys. */
+const SECRET_VALUE =
+  /\bbearer\s+[\w.~+/-]{8,}|\bauthorization:\s*\S|service_live_|whsec_|eyJ[\w-]*\.eyJ|-----BEGIN [A-Z ]*PRIVATE KEY/i;
+
+/** A JSON.stringify replacer that redacts values under secret-looking keys and credential-looking strings. */
+function redactor(searchLimit: number) {
+  return (key: string, value: unknown) =>
+    (key !== '' && SECRET_KEY.test(key)) ||
+    (typeof value === 'string' && SECRET_VALUE.test(value.slice(0, searchLimit)))
+      ? '[redacted]'
+      : value;
+}
+
+/**
+ * A JSON preview of args, at most 256 characters, with values under secret-looking keys and
+ * credential-looking strings redacted (only a string's first 256 characters can show, so only they
+ * are searched).
+ */
+export function argsPreview(args: unknown): string | null {
+  if (args === undefined) return null;
+  const text = JSON.stringify(args, redactor(PREVIEW_LIMIT));
+  return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT - 1)}…` : text;
+}
+
+/**
+ * The whole of args with the same redaction as the preview, every string searched in full: what an
+ * approver reads before deciding (a 256-character preview could hide the part that matters; a
+ * secret never needs to be read).
+ */
+export function redactedArgs(args: unknown): unknown {
+  if (args === undefined) return null;
+  return JSON.parse(JSON.stringify(args, redactor(Number.POSITIVE_INFINITY))) as unknown;
+}

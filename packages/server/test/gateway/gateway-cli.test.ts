@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { quote } from 'shlex';
+import { CLI, NODE_TS, RECORDING_STDIO, scratch } from './gateway-harness.js';
+
+const KEY = `service_live_${'k'.repeat(43)}`;
+const SERVICE = {
+  AUTHORITY_URL: 'http://127.0.0.1:9',
+  AUTHORITY_TENANT: 'acme',
+  AUTHORITY_API_KEY: KEY,
+  AUTHORITY_TARGET_SYSTEM: 'acme/tools',
+};
+
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith('AUTHORITY_')) env[name] = value;
+  }
+  return env;
+}
+
+function gateway(args: string[], env: Record<string, string | undefined>) {
+  const result = spawnSync(process.execPath, [...NODE_TS.slice(1), CLI, 'gateway', ...args], {
+    env: { ...baseEnv(), ...env } as NodeJS.ProcessEnv,
+    encoding: 'utf8',
+    input: '',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('authority gateway (command line)', () => {
+  const files = scratch();
+  after(() => files.dispose());
+
+  it('exits 2 with one line naming a missing or invalid setting', () => {
+    // Every setting's message is covered by gateway-settings.test.ts; these go through the real process.
+    const cases: Array<[string[], Record<string, string | undefined>, RegExp]> = [
+      [
+        ['--upstream', 'node x.js'],
+        { ...SERVICE, AUTHORITY_URL: undefined },
+        /AUTHORITY_URL \(--base-url\) is required/,
+      ],
+      [
+        ['--upstream', 'node x.js', '--key', 'not-a-key'],
+        SERVICE,
+        /AUTHORITY_API_KEY \(--key\) must be an API key/,
+      ],
+      [[], SERVICE, /--upstream or --upstream-url is required/],
+    ];
+    for (const [args, env, expected] of cases) {
+      const result = gateway(args, env);
+      assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, expected);
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+      assert.equal(result.stdout, '');
+      assert.ok(!result.stderr.includes(KEY));
+    }
+  });
+
+  it('exits 2 naming the config file and the path of its problem', () => {
+    const file = path.join(files.dir, 'bad.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ targetSystem: 'acme/tools', tools: { 'write_*': { hidden: 'yes' } } }),
+    );
+    const result = gateway(['--upstream', 'node x.js', '--config', file], SERVICE);
+    assert.equal(result.status, 2);
+    assert.equal(
+      result.stderr.trim(),
+      `authority: configuration error: --config ${file}: tools["write_*"].hidden: must be boolean`,
+    );
+    const missing = gateway(
+      ['--upstream', 'node x.js', '--config', path.join(files.dir, 'none.json')],
+      SERVICE,
+    );
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /none\.json: cannot be read \(ENOENT\)/);
+  });
+
+  it('exits 1 when the upstream command cannot be started', () => {
+    const result = gateway(['--upstream', path.join(files.dir, 'no-such-server')], SERVICE);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /the upstream MCP server \(.*no-such-server\) could not be reached/);
+  });
+
+  it('exits 1 when the upstream goes away', async () => {
+    const records = scratch();
+    const child = spawn(
+      process.execPath,
+      [...NODE_TS.slice(1), CLI, 'gateway', '--upstream', [...NODE_TS, RECORDING_STDIO].map(quote).join(' ')],
+      {
+        env: { ...baseEnv(), ...SERVICE, RECORD_FILE: records.recordFile },
+        stdio: ['pipe', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (let i = 0; i < 300 && !records.records().some((r) => r.event === 'initialized'); i += 1)
+      await sleep(100);
+    const start = records.records().find((r) => r.event === 'start');
+    assert.ok(start, 'the upstream started');
+    process.kill(start.pid, 'SIGKILL');
+    assert.equal(await exited, 1);
+    assert.match(stderr, /the upstream MCP server closed the connection/);
+    records.dispose();
+  });
+
+  it('exits when the agent closes its standard input, and stops the upstream with it', async () => {
+    const child = spawn(
+      process.execPath,
+      [...NODE_TS.slice(1), CLI, 'gateway', '--upstream', [...NODE_TS, RECORDING_STDIO].map(quote).join(' ')],
+      {
+        env: { ...baseEnv(), ...SERVICE, RECORD_FILE: files.recordFile },
+        stdio: ['pipe', 'ignore', 'ignore'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (let i = 0; i < 300 && !files.records().some((r) => r.event === 'initialized'); i += 1)
+      await sleep(100);
+    const start = files.records().find((r) => r.event === 'start');
+    assert.ok(start, 'the upstream started');
+    child.stdin?.end();
+    assert.equal(await exited, 0);
+    for (let i = 0; i < 50 && alive(start.pid); i += 1) await sleep(100);
+    assert.equal(alive(start.pid), false, 'the upstream process is gone');
+  });
+});
