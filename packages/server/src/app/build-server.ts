@@ -41,8 +41,8 @@ import { tenantRoutes } from '../http/routes/tenant.js';
 import { tenantControlRoutes } from '../http/routes/tenant-controls.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
+import { authorityEvaluateRoutes } from '../intent/routes/authority-evaluate.js';
 import { observeDecisionCommits } from '../intent/routes/decision-metrics.js';
-import { evaluateRoutes } from '../intent/routes/evaluate.js';
 import { intentEvidenceRoutes } from '../intent/routes/intent-evidence.js';
 import { intentRoutes } from '../intent/routes/intents.js';
 import { policyRoutes } from '../intent/routes/policy.js';
@@ -266,7 +266,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   });
   await app.register(approvalRoutes, { approvals: services.approvals });
   await app.register(policyRoutes, { policies: services.policies });
-  await app.register(evaluateRoutes, { authorityEvaluate: services.authorityEvaluate });
+  await app.register(authorityEvaluateRoutes, { permissionEvaluation: services.permissionEvaluation });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
   await app.register(connectorRoutes, { connectors: services.connectors });
   await app.register(physicalRoutes, {

@@ -9,10 +9,10 @@ import type { Clock } from '../foundation/clock.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
 import { intentRepository } from '../intent/repositories/intent-repository.js';
 import { createApprovals } from '../intent/use-cases/approvals.js';
-import { createAuthorityEvaluate } from '../intent/use-cases/authority-evaluate.js';
 import { createDecisionLoop } from '../intent/use-cases/decision-loop.js';
 import { createIntentEvidence } from '../intent/use-cases/intent-evidence.js';
 import { createIntentReads } from '../intent/use-cases/intent-reads.js';
+import { createPermissionEvaluation } from '../intent/use-cases/permission-evaluation.js';
 import { createPolicyStore } from '../intent/use-cases/policy-store.js';
 import { createThresholdsStore } from '../intent/use-cases/thresholds-store.js';
 import { createPhysicalIssuance } from '../physical/use-cases/physical-issuance.js';
@@ -120,7 +120,7 @@ export function createServices(deps: ServiceDeps) {
       idempotency,
       approvalUrl: config.approvalUrl,
     }),
-    authorityEvaluate: createAuthorityEvaluate({
+    permissionEvaluation: createPermissionEvaluation({
       storage,
       clock,
       tenants,

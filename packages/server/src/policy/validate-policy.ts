@@ -9,8 +9,18 @@ import { matchSteps } from './evaluation-budget.js';
 import { isPlainObject, type PathRoot, parsePath } from './path.js';
 import { compilePattern, patternLimitIssue } from './pattern.js';
 import {
-  ACTOR_TYPES,
-  type Bindings,
+  MAX_CONDITION_DEPTH,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_ISSUES,
+  MAX_LIST_ENTRIES,
+  MAX_POLICY_MATCH_STEPS,
+  MAX_RULE_ID_LENGTH,
+  MAX_RULE_PRIORITY,
+  MIN_RULE_PRIORITY,
+  ROOT_TEXT_LIMITS,
+} from './policy-limits.js';
+import { fieldJoin, hasControlCharacter, isJsonValue } from './policy-values.js';
+import {
   type Condition,
   type ConditionGroup,
   EFFECTS,
@@ -22,34 +32,7 @@ import {
   type Operator,
   type Rule,
 } from './rule.js';
-
-export const MAX_RULE_ID_LENGTH = 200;
-export const MIN_RULE_PRIORITY = 2;
-export const MAX_RULE_PRIORITY = 10_000;
-export const MAX_CONDITION_DEPTH = 16;
-export const MAX_DESCRIPTION_LENGTH = 2_000;
-export const MAX_BINDING_ENTRIES = 1_000;
-export const MAX_BINDING_ENTRY_LENGTH = 256;
-export const MAX_LIST_ENTRIES = 1_000;
-export const MAX_ISSUES = 100;
-/**
- * Ceiling on a policy's MATCHES work over the largest request: the sum, over its MATCHES
- * conditions, of the worst-case steps of one test over the longest text the path can hold. It
- * bounds compiled size where it costs most (args); the per-decision budget (evaluation-budget.ts)
- * bounds what an actual request costs.
- */
-export const MAX_POLICY_MATCH_STEPS = 200_000_000;
-/** The longest text under each root (contract §4.1): args ≤ 64 KiB, proposedAction ≤ 4,000, … */
-export const ROOT_TEXT_LIMITS: Readonly<Record<PathRoot, number>> = {
-  args: 64 * 1024,
-  github: 4_096,
-  proposedAction: 4_000,
-  actor: 200,
-  targetSystem: 140,
-  intent: 16,
-  risk: 16,
-  thresholds: 16,
-};
+import { validateBindings } from './validate-bindings.js';
 
 export interface PolicyIssue {
   /** Location in the body, e.g. `rules[3].conditions.all[0].value`. */
@@ -75,15 +58,11 @@ const RULE_KEYS: ReadonlySet<string> = new Set([
   'bindings',
   'conditions',
 ]);
-const BINDING_KEYS = ['actorIds', 'actorTypes', 'targetSystems', 'oiCodes'] as const;
-const BINDING_KEY_SET: ReadonlySet<string> = new Set(BINDING_KEYS);
 const GROUP_KEYS: ReadonlySet<string> = new Set(['all', 'any', 'not']);
 const CONDITION_KEYS: ReadonlySet<string> = new Set(['path', 'op', 'value', 'valuePath']);
 const OPERATOR_SET: ReadonlySet<string> = new Set(OPERATORS);
 const EFFECT_SET: ReadonlySet<string> = new Set(EFFECTS);
-const ACTOR_TYPE_SET: ReadonlySet<string> = new Set(ACTOR_TYPES);
 const NUMERIC_OPS: ReadonlySet<Operator> = new Set(['GT', 'GTE', 'LT', 'LTE']);
-const JSON_VALUE_MAX_DEPTH = 32;
 
 class Aborted extends Error {}
 
@@ -91,29 +70,6 @@ interface RuleContext {
   index: number;
   /** The rule's id when it is a string (even when invalid), for naming. */
   id: string | undefined;
-}
-
-function hasControlCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return true;
-  }
-  return false;
-}
-
-function isJsonValue(value: unknown, depth = 0): boolean {
-  if (depth > JSON_VALUE_MAX_DEPTH) return false;
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every((v) => isJsonValue(v, depth + 1));
-  if (isPlainObject(value)) return Object.values(value).every((v) => isJsonValue(v, depth + 1));
-  return false;
-}
-
-function fieldJoin(parent: string, child: string): string {
-  if (parent === '') return child;
-  if (child === '') return parent;
-  return child.startsWith('[') ? `${parent}${child}` : `${parent}.${child}`;
 }
 
 export function validatePolicy(input: unknown, options: ValidatePolicyOptions = {}): ValidatePolicyResult {
@@ -228,51 +184,7 @@ export function validatePolicy(input: unknown, options: ValidatePolicyOptions = 
     }
 
     // bindings
-    let bindings: Bindings | undefined;
-    if (Object.hasOwn(raw, 'bindings')) {
-      const b = raw.bindings;
-      if (!isPlainObject(b)) {
-        issue('bindings', 'must be an object {actorIds?, actorTypes?, targetSystems?, oiCodes?}');
-      } else {
-        bindings = {};
-        for (const key of Object.keys(b))
-          if (!BINDING_KEY_SET.has(key)) issue(`bindings.${key}`, 'unknown field');
-        for (const key of BINDING_KEYS) {
-          if (!Object.hasOwn(b, key)) continue;
-          const field = `bindings.${key}`;
-          const list = b[key];
-          if (!Array.isArray(list)) {
-            issue(field, 'must be an array of strings');
-            continue;
-          }
-          if (list.length === 0) {
-            issue(field, 'must not be empty (omit the binding to match any value)');
-            continue;
-          }
-          if (list.length > MAX_BINDING_ENTRIES) {
-            issue(field, `at most ${MAX_BINDING_ENTRIES} entries`);
-            continue;
-          }
-          let entriesOk = true;
-          list.forEach((entry: unknown, j: number) => {
-            const entryField = `${field}[${j}]`;
-            if (typeof entry !== 'string') {
-              entriesOk = false;
-              issue(entryField, 'must be a string');
-            } else if (key === 'actorTypes') {
-              if (!ACTOR_TYPE_SET.has(entry)) {
-                entriesOk = false;
-                issue(entryField, `must be one of ${ACTOR_TYPES.join(', ')}`);
-              }
-            } else if (entry.length < 1 || entry.length > MAX_BINDING_ENTRY_LENGTH) {
-              entriesOk = false;
-              issue(entryField, `must be 1..${MAX_BINDING_ENTRY_LENGTH} characters`);
-            }
-          });
-          if (entriesOk) bindings[key] = [...(list as string[])];
-        }
-      }
-    }
+    const bindings = Object.hasOwn(raw, 'bindings') ? validateBindings(raw.bindings, issue) : undefined;
 
     // conditions
     const validateCondition = (c: Record<string, unknown>, field: string): Condition | null => {

@@ -9,7 +9,7 @@ import {
   thresholdSignals,
   validateThresholds,
 } from '../../src/intent/domain/thresholds.js';
-import { SIGNAL_PRIORITY } from '../../src/policy/decide.js';
+import { SIGNAL_PRIORITY } from '../../src/policy/most-severe-wins.js';
 
 const defaults = (): ThresholdSettings => structuredClone({ ...DEFAULT_THRESHOLDS });
 

@@ -181,15 +181,22 @@ for (const engine of ENGINES) {
       assert.equal((await chainEvents(t, 'acme', 'physical.snapshot')).length, before + 1);
     });
 
-    it('stores only final outcomes, releases the key otherwise, and times out a duplicate in flight', async () => {
+    /** A physical idempotent request of the test route under `key`. */
+    const request = (key: string, body: unknown = { n: 1 }) => ({
+      tenantId: 'acme',
+      key,
+      route: 'POST /physical/test',
+      body,
+      requestId: 'r-1',
+    });
+    /** A handler that counts its runs and answers a final 422. */
+    const deniedCounting = (counter: { runs: number }) => async () => {
+      counter.runs += 1;
+      return { statusCode: 422, body: { error: { code: 'policy_denied' } } };
+    };
+
+    it('releases the key after a 500, so the retry runs', async () => {
       const { idempotency } = t.services.physical;
-      const request = (key: string, body: unknown = { n: 1 }) => ({
-        tenantId: 'acme',
-        key,
-        route: 'POST /physical/test',
-        body,
-        requestId: 'r-1',
-      });
       let runs = 0;
       const failing = async () => {
         runs += 1;
@@ -198,19 +205,24 @@ for (const engine of ENGINES) {
       await assert.rejects(idempotency.run(request('k-500'), failing));
       await assert.rejects(idempotency.run(request('k-500'), failing));
       assert.equal(runs, 2, 'a 500 released the key');
+    });
 
+    it('releases the key after a 403, which is not final', async () => {
+      const { idempotency } = t.services.physical;
+      let runs = 0;
       const notRegistered = async () => {
         runs += 1;
         throw new AppError('ACTOR_NOT_REGISTERED');
       };
       await assert.rejects(idempotency.run(request('k-403'), notRegistered));
       await assert.rejects(idempotency.run(request('k-403'), notRegistered));
-      assert.equal(runs, 4, 'a 403 is not final');
+      assert.equal(runs, 2, 'a 403 is not final');
+    });
 
-      const denied = async () => {
-        runs += 1;
-        return { statusCode: 422, body: { error: { code: 'policy_denied' } } };
-      };
+    it('stores a final 422 and replays it; another body or route with the key is 409', async () => {
+      const { idempotency } = t.services.physical;
+      const counter = { runs: 0 };
+      const denied = deniedCounting(counter);
       const stored = await idempotency.run(request('k-422'), denied);
       assert.deepEqual(stored, {
         statusCode: 422,
@@ -219,7 +231,7 @@ for (const engine of ENGINES) {
       });
       const replayed = await idempotency.run(request('k-422'), denied);
       assert.deepEqual(replayed, { ...stored, replayed: true });
-      assert.equal(runs, 5);
+      assert.equal(counter.runs, 1);
       await assert.rejects(
         idempotency.run(request('k-422', { n: 2 }), denied),
         (error: AppError) => error.code === 'CONFLICT',
@@ -228,20 +240,28 @@ for (const engine of ENGINES) {
         idempotency.run({ ...request('k-422'), route: 'POST /physical/other' }, denied),
         (error: AppError) => error.code === 'CONFLICT',
       );
+    });
 
-      // A handler's committed answer wins over the error it throws afterwards...
+    it('keeps the answer a handler committed over the error it throws afterwards', async () => {
+      const { idempotency } = t.services.physical;
+      const counter = { runs: 0 };
       await assert.rejects(
         idempotency.run(request('k-committed'), async (scope) => {
           await t.storage.writeTransaction((trx) => scope.complete(trx, { statusCode: 200, body: { n: 1 } }));
           throw new AppError('VALIDATION_ERROR', 'after the commit');
         }),
       );
-      assert.deepEqual(await idempotency.run(request('k-committed'), denied), {
+      assert.deepEqual(await idempotency.run(request('k-committed'), deniedCounting(counter)), {
         statusCode: 200,
         body: { n: 1 },
         replayed: true,
       });
-      // ...and an answer completed in a transaction that rolled back leaves no open claim behind.
+      assert.equal(counter.runs, 0);
+    });
+
+    it('leaves no open claim behind an answer completed in a transaction that rolled back', async () => {
+      const { idempotency } = t.services.physical;
+      const counter = { runs: 0 };
       await assert.rejects(
         idempotency.run(request('k-rolled-back'), (scope) =>
           t.storage.writeTransaction(async (trx) => {
@@ -250,14 +270,17 @@ for (const engine of ENGINES) {
           }),
         ),
       );
-      const rolledBack = await idempotency.run(request('k-rolled-back'), denied);
+      const rolledBack = await idempotency.run(request('k-rolled-back'), deniedCounting(counter));
       assert.equal(rolledBack.replayed, true);
       assert.equal(rolledBack.statusCode, 400);
       assert.deepEqual(rolledBack.body, {
         error: { code: 'validation_error', message: 'inside the transaction', requestId: 'r-1' },
       });
-      assert.equal(runs, 5);
+      assert.equal(counter.runs, 0);
+    });
 
+    it('times out a duplicate while the first request holds the key, then replays its answer', async () => {
+      const { idempotency } = t.services.physical;
       let release: () => void = () => {};
       const gate = new Promise<void>((resolve) => {
         release = resolve;

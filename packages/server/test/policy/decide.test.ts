@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FLOOR_MATCHED_RULE } from '../../src/policy/catastrophic-floor.js';
-import { decide, mostSevere, SIGNAL_IDS, SIGNAL_PRIORITY, signalRule } from '../../src/policy/decide.js';
+import {
+  decide,
+  mostSevere,
+  SIGNAL_IDS,
+  SIGNAL_PRIORITY,
+  signalRule,
+} from '../../src/policy/most-severe-wins.js';
 import type { MatchedRule } from '../../src/policy/rule.js';
 
 const r = (id: string, effect: MatchedRule['effect'], priority = 100): MatchedRule => ({

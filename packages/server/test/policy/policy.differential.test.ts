@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { compilePolicy } from '../../src/policy/compile-policy.js';
-import { decide } from '../../src/policy/decide.js';
 import { evaluatePolicy } from '../../src/policy/evaluate-policy.js';
+import { decide } from '../../src/policy/most-severe-wins.js';
 import type {
   Condition,
   ConditionGroup,

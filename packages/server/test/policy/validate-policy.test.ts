@@ -7,14 +7,9 @@ import {
   MAX_PATTERN_PROGRAM_SIZE,
   MAX_PATTERN_REPEAT,
 } from '../../src/policy/pattern.js';
+import { MAX_CONDITION_DEPTH, MAX_ISSUES, MAX_POLICY_MATCH_STEPS } from '../../src/policy/policy-limits.js';
 import { MAX_BARE_ARGS_MATCHES, MAX_RULES, OPERATORS } from '../../src/policy/rule.js';
-import {
-  MAX_CONDITION_DEPTH,
-  MAX_ISSUES,
-  MAX_POLICY_MATCH_STEPS,
-  type PolicyIssue,
-  validatePolicy,
-} from '../../src/policy/validate-policy.js';
+import { type PolicyIssue, validatePolicy } from '../../src/policy/validate-policy.js';
 
 function issuesOf(rules: unknown[], allowPackIds = false): PolicyIssue[] {
   const result = validatePolicy({ rules }, { allowPackIds });

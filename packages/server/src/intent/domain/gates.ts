@@ -1,7 +1,7 @@
 import { FLOOR_MATCHED_RULE, type FloorMatch, matchFloor } from '../../policy/catastrophic-floor.js';
 import type { CompiledPolicy } from '../../policy/compile-policy.js';
-import { decide, SIGNAL_IDS, signalRule } from '../../policy/decide.js';
 import { type ExplanationEntry, evaluatePolicy } from '../../policy/evaluate-policy.js';
+import { decide, SIGNAL_IDS, signalRule } from '../../policy/most-severe-wins.js';
 import type { Effect, EvaluationDocument, MatchedRule } from '../../policy/rule.js';
 import { type IntentRequest, type RiskFlags, riskFlags } from './intent-request.js';
 import { type Interpretation, interpret } from './interpret.js';

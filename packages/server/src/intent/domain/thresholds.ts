@@ -1,5 +1,5 @@
 import type { ValidationIssue } from '../../errors/app-error.js';
-import { SIGNAL_IDS, type SignalId, signalRule } from '../../policy/decide.js';
+import { SIGNAL_IDS, type SignalId, signalRule } from '../../policy/most-severe-wins.js';
 import type { Effect, MatchedRule } from '../../policy/rule.js';
 import { DEFAULT_MODIFIERS, type RiskModifiers } from './risk-score.js';
 

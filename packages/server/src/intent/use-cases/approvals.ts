@@ -5,11 +5,10 @@ import type { ConnectorService } from '../../connectors/connector-service.js';
 import { AppError } from '../../errors/app-error.js';
 import { isUniqueViolation } from '../../errors/database-errors.js';
 import type { Clock } from '../../foundation/clock.js';
-import { type Idempotency, requestHash } from '../../idempotency/idempotency.js';
+import type { Idempotency } from '../../idempotency/idempotency.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
-import { mintDecisionToken } from '../../tokens/decision-token.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import { enqueueEvent } from '../../webhooks/outbox.js';
 import {
@@ -22,19 +21,11 @@ import {
   intentStatus,
   riskScoreOf,
 } from '../domain/escalation-views.js';
-import { tokenIssuedEvent } from '../domain/intent-events.js';
 import type { ApprovalState, IntentRecord } from '../domain/intent-record.js';
 import { approvalRepository } from '../repositories/approval-repository.js';
 import { intentRepository } from '../repositories/intent-repository.js';
-import type { IntentResponse } from './decision-loop.js';
-import { executeApproved, initialExecution, planExecution } from './execution-plan.js';
+import { createEscalationTokens } from './escalation-tokens.js';
 import type { ThresholdsStore } from './thresholds-store.js';
-
-/** The answer of `POST /intent/:id/token`: the intent response shape with the token. */
-type IntentTokenResponse = IntentResponse & { authorityDecisionToken: string };
-
-/** Idempotency scope of `POST /intent/:id/token` (`POST /intent` uses scope `intent`). */
-export const TOKEN_IDEMPOTENCY_SCOPE = 'intent-token';
 
 export interface ApprovalInput {
   intentId: string;
@@ -108,6 +99,7 @@ export function createApprovals(deps: {
   approvalUrl: string;
 }) {
   const { storage, clock } = deps;
+  const tokens = createEscalationTokens(deps);
 
   async function lockIntent(trx: Executor, tenantId: string, intentId: string) {
     return intentRepository.get(trx, tenantId, intentId, { forUpdate: true });
@@ -140,109 +132,6 @@ export function createApprovals(deps: {
       reason: 'expired',
       occurredAt: now,
     });
-  }
-
-  /**
-   * Mints the one token of an approved escalation: signed before the transaction, attached to the
-   * intent with its `token.issued` entry (and the answer under the idempotency key) in one commit,
-   * then executed through the target's connector when it has autoExecute.
-   */
-  async function mintToken(
-    record: IntentRecord,
-    idempotencyKey: string | undefined,
-  ): Promise<IntentTokenResponse> {
-    const { tenantId, id: intentId } = record;
-    const now = clock();
-    const status = intentStatus(record, now);
-    if (status !== 'APPROVED_AFTER_REVIEW') {
-      throw new AppError('CONFLICT', 'Only an approved escalation earns a token', { status });
-    }
-    if (record.token !== null) {
-      throw new AppError('CONFLICT', 'The token of this intent was already issued', {
-        status,
-        reason: 'token_already_issued',
-      });
-    }
-    const tenant = await deps.tenants.get(tenantId);
-    if (!tenant || tenant.killSwitch.enabled) {
-      throw new AppError('CONFLICT', 'The tenant kill switch is on', { status, reason: 'kill_switch' });
-    }
-    const thresholds = await deps.thresholds.read(tenantId);
-    const request = record.request as { proposedAction: string; args?: unknown };
-    const plan = await planExecution(deps.connectors, tenantId, record.targetSystem);
-    const minted = await mintDecisionToken(
-      await deps.signingKeys.signer(tenantId),
-      {
-        intentId,
-        tenantId,
-        ...plan.binding,
-        targetSystem: record.targetSystem,
-        proposedAction: request.proposedAction,
-        ttlSeconds: thresholds.tokenTtlSeconds,
-      },
-      now,
-    );
-    const execution = initialExecution(plan);
-    const response = await storage.writeTransaction(async (trx) => {
-      const claimed = await intentRepository.attachToken(
-        trx,
-        tenantId,
-        intentId,
-        minted.token,
-        execution,
-        now,
-      );
-      if (!claimed) {
-        throw new AppError('CONFLICT', 'The token of this intent was already issued', {
-          status,
-          reason: 'token_already_issued',
-        });
-      }
-      const appended = await chainRepository.append(
-        trx,
-        tenantId,
-        [
-          tokenIssuedEvent(
-            {
-              correlationId: record.correlationId,
-              intentId,
-              actorId: record.actorId,
-              actorType: (record.request as { actor: { type: string } }).actor.type,
-            },
-            record.targetSystem,
-            minted,
-          ),
-        ],
-        now,
-      );
-      const committed: IntentTokenResponse = {
-        intentId,
-        correlationId: record.correlationId,
-        authorityDecision: { ...record.authorityDecision, decision: 'APPROVED' },
-        audit: { entriesWritten: appended.entries.length, latestHash: appended.latestHash },
-        execution,
-        authorityDecisionToken: minted.token,
-      };
-      if (idempotencyKey !== undefined) {
-        const stored = { statusCode: 200, body: committed };
-        await deps.idempotency.complete(trx, tenantId, TOKEN_IDEMPOTENCY_SCOPE, idempotencyKey, stored);
-      }
-      return committed;
-    });
-    if (!plan.executes) return response;
-    const executed = await executeApproved(
-      deps.connectors,
-      plan,
-      tenantId,
-      { proposedAction: request.proposedAction, targetSystem: record.targetSystem, args: request.args },
-      response,
-    );
-    if (idempotencyKey !== undefined) {
-      // A replay answers what the caller saw, the outcome of the execution included.
-      const stored = { statusCode: 200, body: executed };
-      await deps.idempotency.complete(storage.db, tenantId, TOKEN_IDEMPOTENCY_SCOPE, idempotencyKey, stored);
-    }
-    return executed;
   }
 
   return {
@@ -373,32 +262,7 @@ export function createApprovals(deps: {
       return outcome.view;
     },
 
-    /**
-     * `POST /intent/:id/token`: the one token of an approved escalation, for the principal that
-     * submitted the intent (anyone else: 404, before the key is looked at). A second call, a
-     * pending or refused escalation and an engaged kill switch answer 409, except that a call with
-     * the `Idempotency-Key` of the call that minted replays its stored 200 (contract §13.1), so a
-     * caller that lost the reply still gets its token. A refusal releases the key.
-     */
-    async issueToken(
-      principal: Principal,
-      intentId: string,
-      idempotencyKey?: string,
-    ): Promise<IntentTokenResponse> {
-      const tenantId = principal.tenantId;
-      const record = await intentRepository.get(storage.db, tenantId, intentId);
-      if (!record || record.principalId !== principal.id) throw new AppError('NOT_FOUND', 'No such intent');
-      if (idempotencyKey === undefined) return mintToken(record, undefined);
-      const hash = requestHash({ intentId });
-      const claim = await deps.idempotency.claim(tenantId, TOKEN_IDEMPOTENCY_SCOPE, idempotencyKey, hash);
-      if (claim.kind === 'replay') return claim.body as IntentTokenResponse;
-      try {
-        return await mintToken(record, idempotencyKey);
-      } catch (error) {
-        await deps.idempotency.release(tenantId, TOKEN_IDEMPOTENCY_SCOPE, idempotencyKey).catch(() => {});
-        throw error;
-      }
-    },
+    issueToken: tokens.issueToken,
 
     /** Escalations for the console, newest first; one row more than `limit` signals a next page. */
     async list(

@@ -3,7 +3,7 @@ import type { Storage } from '../../storage/database.js';
 import { floorSetting } from '../../tenancy/tenant-controls.js';
 import type { GateContext } from '../domain/gates.js';
 import type { ThresholdsRecord } from '../domain/thresholds.js';
-import { decisionContextRepository } from '../repositories/decision-context-repository.js';
+import { gateContextRepository } from '../repositories/gate-context-repository.js';
 import type { PolicyStore } from './policy-store.js';
 import { thresholdsOfSettings } from './thresholds-store.js';
 
@@ -23,7 +23,7 @@ export async function loadGateContext(
   tenantId: string,
   actorId: string,
 ): Promise<LoadedGateContext> {
-  const stored = await decisionContextRepository.get(deps.storage.db, tenantId, actorId);
+  const stored = await gateContextRepository.get(deps.storage.db, tenantId, actorId);
   if (!stored) throw new AppError('NOT_FOUND', 'No such tenant');
   const { tenant, settings } = stored;
   const policy = await deps.policies.activeAt(tenantId, settings?.activePolicyVersion ?? null);

@@ -1,6 +1,6 @@
 import type { Executor } from '../../storage/database.js';
+import type { PhysicalActorsTable } from '../../storage/physical-schema.js';
 import { forUpdate } from '../../storage/row-lock.js';
-import type { PhysicalActorsTable } from '../../storage/schema.js';
 
 /** The columns a registration may change. */
 export type ActorColumns = Pick<

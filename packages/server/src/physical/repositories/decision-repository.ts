@@ -1,5 +1,5 @@
 import type { Executor } from '../../storage/database.js';
-import type { PhysicalDecisionsTable } from '../../storage/schema.js';
+import type { PhysicalDecisionsTable } from '../../storage/physical-schema.js';
 
 /** Which decisions a page holds: newest first, below `before`, at most `limit`. */
 export interface DecisionQuery {

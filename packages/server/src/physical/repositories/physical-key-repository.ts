@@ -1,6 +1,6 @@
 import type { Executor } from '../../storage/database.js';
+import type { PhysicalSigningKeysTable } from '../../storage/physical-schema.js';
 import { forUpdate } from '../../storage/row-lock.js';
-import type { PhysicalSigningKeysTable } from '../../storage/schema.js';
 
 export type PhysicalKeyStatus = 'ACTIVE' | 'PREVIOUS' | 'RETIRED';
 

@@ -1,6 +1,6 @@
 import type { Executor } from '../../storage/database.js';
+import type { PhysicalTicketsTable } from '../../storage/physical-schema.js';
 import { forUpdate } from '../../storage/row-lock.js';
-import type { PhysicalTicketsTable } from '../../storage/schema.js';
 import type { TicketStatus } from '../domain/index.js';
 
 /** A decision recorded on a pending ticket. */

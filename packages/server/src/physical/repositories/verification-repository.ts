@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../storage/database.js';
-import type { PhysicalVerificationsTable } from '../../storage/schema.js';
+import type { PhysicalVerificationsTable } from '../../storage/physical-schema.js';
 
 /** `physical_verifications`: what edge verifiers reported about issued tokens. */
 export const verificationRepository = {

@@ -16,7 +16,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Storage } from '../../storage/database.js';
-import type { PhysicalActorsTable } from '../../storage/schema.js';
+import type { PhysicalActorsTable } from '../../storage/physical-schema.js';
 import { type ActorKind, DEFAULT_ACTOR_IDENTITY_KIND } from '../domain/index.js';
 import { physicalEvent } from '../domain/physical-events.js';
 import { actorRepository } from '../repositories/actor-repository.js';

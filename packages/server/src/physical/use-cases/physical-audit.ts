@@ -19,7 +19,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
-import type { PhysicalDecisionsTable, PhysicalVerificationsTable } from '../../storage/schema.js';
+import type { PhysicalDecisionsTable, PhysicalVerificationsTable } from '../../storage/physical-schema.js';
 import type {
   ActorKind,
   PhysicalOutcome,

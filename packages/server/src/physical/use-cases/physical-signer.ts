@@ -22,7 +22,7 @@ import { AppError } from '../../errors/app-error.js';
 import { isUniqueViolation } from '../../errors/database-errors.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Storage } from '../../storage/database.js';
-import type { PhysicalSigningKeysTable } from '../../storage/schema.js';
+import type { PhysicalSigningKeysTable } from '../../storage/physical-schema.js';
 import { guardPrevious, ROTATION_GUARD_MS } from '../../tokens/signing-keys.js';
 import type { PhysicalTokenClaims } from '../domain/index.js';
 import { type PhysicalKeyStatus, physicalKeyRepository } from '../repositories/physical-key-repository.js';

@@ -7,7 +7,7 @@ import { chainRepository } from '../../../src/chain/chain-repository.js';
 import { connectorRepository } from '../../../src/connectors/connector-repository.js';
 import { idempotencyRepository } from '../../../src/idempotency/idempotency-repository.js';
 import { approvalRepository } from '../../../src/intent/repositories/approval-repository.js';
-import { decisionContextRepository } from '../../../src/intent/repositories/decision-context-repository.js';
+import { gateContextRepository } from '../../../src/intent/repositories/gate-context-repository.js';
 import { intentRepository } from '../../../src/intent/repositories/intent-repository.js';
 import { policyRepository } from '../../../src/intent/repositories/policy-repository.js';
 import { actorRepository } from '../../../src/physical/repositories/actor-repository.js';
@@ -42,7 +42,7 @@ const REPOSITORIES = {
   chainRepository,
   checkpointRepository,
   connectorRepository,
-  decisionContextRepository,
+  gateContextRepository,
   decisionRepository,
   deliveryRepository,
   endpointRepository,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isUniqueViolation } from '../../../src/errors/database-errors.js';
-import type { PhysicalSigningKeysTable } from '../../../src/storage/schema.js';
+import type { PhysicalSigningKeysTable } from '../../../src/storage/physical-schema.js';
 import type { Conformance } from './context.js';
 import { newTenant } from './fixtures.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isUniqueViolation } from '../../../src/errors/database-errors.js';
 import type { PhysicalState } from '../../../src/physical/domain/index.js';
-import type { PhysicalDecisionsTable, PhysicalTicketsTable } from '../../../src/storage/schema.js';
+import type { PhysicalDecisionsTable, PhysicalTicketsTable } from '../../../src/storage/physical-schema.js';
 import type { Conformance } from './context.js';
 import { newTenant } from './fixtures.js';
 

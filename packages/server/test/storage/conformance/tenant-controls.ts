@@ -166,9 +166,9 @@ export function tenantControlConformance(c: Conformance): void {
     });
 
     it('reads a tenant, its settings and one actor’s status in one query for the gates', async () => {
-      const { decisionContextRepository, tenantSettingsRepository, authorityActorRepository } = c.repos;
+      const { gateContextRepository, tenantSettingsRepository, authorityActorRepository } = c.repos;
       const tenant = await newTenant(c);
-      assert.deepEqual(await decisionContextRepository.get(c.storage.db, tenant, 'agent-1'), {
+      assert.deepEqual(await gateContextRepository.get(c.storage.db, tenant, 'agent-1'), {
         tenant: await c.repos.tenantRepository.get(c.storage.db, tenant),
         settings: undefined,
         actorStatus: null,
@@ -189,12 +189,12 @@ export function tenantControlConformance(c: Conformance): void {
           updatedBy: 'k',
         });
       });
-      const context = await decisionContextRepository.get(c.storage.db, tenant, 'agent-1');
+      const context = await gateContextRepository.get(c.storage.db, tenant, 'agent-1');
       assert.equal(context?.tenant.id, tenant);
       assert.deepEqual(context?.settings, await tenantSettingsRepository.get(c.storage.db, tenant));
       assert.equal(context?.actorStatus, 'blocked');
-      assert.equal((await decisionContextRepository.get(c.storage.db, tenant, 'agent-2'))?.actorStatus, null);
-      assert.equal(await decisionContextRepository.get(c.storage.db, 'nobody', 'agent-1'), undefined);
+      assert.equal((await gateContextRepository.get(c.storage.db, tenant, 'agent-2'))?.actorStatus, null);
+      assert.equal(await gateContextRepository.get(c.storage.db, 'nobody', 'agent-1'), undefined);
     });
   });
 }

@@ -13,7 +13,7 @@ import {
   TargetSystemSchema,
 } from '../domain/intent-request.js';
 import { isInterpretable } from '../domain/interpret.js';
-import type { AuthorityEvaluate } from '../use-cases/authority-evaluate.js';
+import type { PermissionEvaluation } from '../use-cases/permission-evaluation.js';
 
 const PermissionTokenSchema = Type.Object({
   tokenId: Type.String(),
@@ -30,10 +30,9 @@ const PermissionTokenSchema = Type.Object({
 });
 const MatchedRule = Type.Object({ id: Type.String(), effect: Type.String(), priority: Type.Integer() });
 
-export const evaluateRoutes: FastifyPluginAsyncTypebox<{ authorityEvaluate: AuthorityEvaluate }> = async (
-  app,
-  { authorityEvaluate },
-) => {
+export const authorityEvaluateRoutes: FastifyPluginAsyncTypebox<{
+  permissionEvaluation: PermissionEvaluation;
+}> = async (app, { permissionEvaluation }) => {
   app.post(
     '/authority/evaluate',
     {
@@ -77,7 +76,7 @@ export const evaluateRoutes: FastifyPluginAsyncTypebox<{ authorityEvaluate: Auth
       if (!isInterpretable(request.body.proposedAction)) {
         throw new AppError('INVALID_INTENT', 'proposedAction must contain a letter or a digit');
       }
-      return authorityEvaluate.evaluate(principalOf(request), request.body);
+      return permissionEvaluation.evaluate(principalOf(request), request.body);
     },
   );
 
@@ -96,6 +95,6 @@ export const evaluateRoutes: FastifyPluginAsyncTypebox<{ authorityEvaluate: Auth
         },
       },
     },
-    async (request) => authorityEvaluate.verifyPermissionToken(principalOf(request), request.body.token),
+    async (request) => permissionEvaluation.verifyPermissionToken(principalOf(request), request.body.token),
   );
 };

@@ -43,7 +43,7 @@ export interface EvaluateResponse {
  * vocabulary, always with the explanation; a supplied `oiCode` is a second pass that can only raise
  * severity. Records `authority.evaluated`; never mints a decision token nor executes anything.
  */
-export function createAuthorityEvaluate(deps: {
+export function createPermissionEvaluation(deps: {
   storage: Storage;
   clock: Clock;
   tenants: TenantService;
@@ -139,4 +139,4 @@ export function createAuthorityEvaluate(deps: {
   };
 }
 
-export type AuthorityEvaluate = ReturnType<typeof createAuthorityEvaluate>;
+export type PermissionEvaluation = ReturnType<typeof createPermissionEvaluation>;

@@ -4,7 +4,7 @@ import { toTenant } from '../../tenancy/tenant-repository.js';
 import { settingsOfRow, type TenantSettings } from '../../tenancy/tenant-settings-repository.js';
 
 /** What the gates read of a tenant, in one query. */
-export interface StoredDecisionContext {
+export interface StoredGateContext {
   tenant: Tenant;
   /** Undefined while the tenant has no settings row (the defaults apply). */
   settings: TenantSettings | undefined;
@@ -16,8 +16,8 @@ export interface StoredDecisionContext {
  * The read of `POST /intent` and `/authority/evaluate`: the tenant, its settings row (thresholds,
  * floor and active policy version) and the actor's status, joined in one round trip.
  */
-export const decisionContextRepository = {
-  async get(db: Executor, tenantId: string, actorId: string): Promise<StoredDecisionContext | undefined> {
+export const gateContextRepository = {
+  async get(db: Executor, tenantId: string, actorId: string): Promise<StoredGateContext | undefined> {
     const row = await db
       .selectFrom('tenants as t')
       .leftJoin('tenant_settings as s', 's.tenant_id', 't.id')
