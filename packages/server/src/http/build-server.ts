@@ -55,6 +55,13 @@ import { tokenRoutes } from './routes/tokens.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** How long a closing server keeps answering 503 on open connections before it closes the idle ones. */
+export const DRAIN_MS = 1_000;
+const DRAIN_POLL_MS = 25;
+
+function openConnections(app: App): Promise<number> {
+  return new Promise((resolve) => app.server.getConnections((error, count) => resolve(error ? 0 : count)));
+}
 /** How often lapsed escalations are written down as EXPIRED (reads already show them expired). */
 const APPROVAL_SWEEP_MS = 15_000;
 
@@ -164,9 +171,18 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     recordRoute(registeredRoutes, route.method, route.url, route.config.access);
   });
 
+  // Shutdown drains before the listener closes: until no connection is open, or for DRAIN_MS at
+  // most, requests in flight finish and every new request, on a new or a kept-alive connection, is
+  // answered 503 with `connection: close` (below); only then are the connections still idle
+  // closed. Closing idle keep-alive connections at once resets the requests clients send on them.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    if (!app.server.listening) return;
+    const deadline = Date.now() + DRAIN_MS;
+    while (Date.now() < deadline && (await openConnections(app)) > 0) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    }
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
