@@ -14,7 +14,7 @@ import { type GlobalFlags, withStorage } from './context.js';
 import { PolicyTestInputError, policyTest } from './policy-test.js';
 import { serve } from './serve.js';
 import { generatePassword, readPasswordFromStdin } from './user-password.js';
-import { chainVerify, receiptVerify, VerifyInputError } from './verify-commands.js';
+import { chainVerify, receiptVerify, withVerdict } from './verify-commands.js';
 
 function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
@@ -218,7 +218,7 @@ receipt
     "JWK set files or URLs to trust (a tenant's jwks.json URL brings its archive)",
   )
   .action(async (file: string, options: { jwks: string[] }) => {
-    process.exitCode = await receiptVerify(file, options.jwks, process.stdout);
+    await withVerdict(process.stdout, () => receiptVerify(file, options.jwks, process.stdout));
   });
 
 const chain = program.command('chain').description('offline audit chain tools');
@@ -227,11 +227,8 @@ chain
   .description('verify an NDJSON export (GET /audit/:tenantId/export) offline; exit 0 valid, 1 invalid')
   .option('--jwks <sources...>', 'JWK set files or URLs to check checkpoint signatures against')
   .action(async (file: string, options: { jwks?: string[] }) => {
-    process.exitCode = await chainVerify(
-      file,
-      options.jwks ?? [],
-      process.stdout,
-      process.stderr.isTTY === true,
+    await withVerdict(process.stdout, () =>
+      chainVerify(file, options.jwks ?? [], process.stdout, process.stderr.isTTY === true),
     );
   });
 
@@ -257,9 +254,5 @@ function describe(error: unknown): string {
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`authority: ${describe(error)}\n`);
-  process.exit(
-    error instanceof ConfigError || error instanceof VerifyInputError || error instanceof PolicyTestInputError
-      ? 2
-      : 1,
-  );
+  process.exit(error instanceof ConfigError || error instanceof PolicyTestInputError ? 2 : 1);
 });
