@@ -241,7 +241,8 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
         version: VERSION,
         description: 'Authorization runtime for AI agents and physical machines.',
       },
-      servers: [{ url: config.publicBaseUrl }],
+      // Relative (contract §13.4): "Try it out" in /docs works from whatever address serves it.
+      servers: [{ url: '/' }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'API key (service_live_…)' },

@@ -390,6 +390,8 @@ for (const engine of ENGINES) {
         assert.equal(res.statusCode, 200, res.body);
         const doc = res.json();
         assert.match(doc.openapi, /^3\.1\./);
+        // Relative (contract §13.4), so "Try it out" works from the address the banner prints.
+        assert.deepEqual(doc.servers, [{ url: '/' }]);
         assert.ok(doc.paths['/keys'], Object.keys(doc.paths).join(', '));
         assert.ok(doc.paths['/keys'].post && doc.paths['/keys'].get);
         assert.ok(doc.paths['/tenant']);
