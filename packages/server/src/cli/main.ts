@@ -7,9 +7,11 @@ import { createSecretBox } from '../crypto/secret-box.js';
 import { AppError } from '../errors/app-error.js';
 import { createPhysicalSigner } from '../physical-infra/physical-signer.js';
 import { createPortalUser, listPortalUsers } from '../portal/portal-users.js';
+import type { Storage } from '../storage/database.js';
 import { createKeyService } from '../tenancy/key-service.js';
 import { PLANS } from '../tenancy/tenant.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
+import { VERSION } from '../version.js';
 import { type GlobalFlags, withStorage } from './context.js';
 import { PolicyTestInputError, policyTest } from './policy-test.js';
 import { serve } from './serve.js';
@@ -25,8 +27,16 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** Commands naming a tenant fail on an unknown one rather than answer as if it had nothing. */
+async function mustExist(storage: Storage, tenantId: string): Promise<void> {
+  if (!(await createTenantService(storage, systemClock).get(tenantId))) {
+    throw new AppError('NOT_FOUND', `No tenant ${tenantId}`);
+  }
+}
+
 const program = new Command('authority')
   .description('Authority Runtime: authorization for AI agents and physical machines')
+  .version(VERSION, '-V, --version', 'print the version')
   .option('--data-dir <dir>', 'SQLite data directory (embedded mode; env DATA_DIR)')
   .option('--database-url <url>', 'PostgreSQL URL (server mode; env DATABASE_URL)')
   .option('--log-level <level>', 'log level (env LOG_LEVEL)')
@@ -46,9 +56,13 @@ program
   .command('migrate')
   .description('apply pending database migrations')
   .action(async (_options, command: Command) => {
-    await withStorage(globals(command), async (storage) => {
-      process.stdout.write(`Database is at the latest schema (${storage.dialect}).\n`);
-    });
+    await withStorage(
+      globals(command),
+      async (storage) => {
+        process.stdout.write(`Database is at the latest schema (${storage.dialect}).\n`);
+      },
+      { create: true },
+    );
   });
 
 const tenants = program.command('tenants').description('manage tenants');
@@ -60,16 +74,20 @@ tenants
   .option('--rate-limit <n>', 'requests per minute per key (enterprise plan)', positiveInteger)
   .action(
     async (id: string, options: { name?: string; plan: string; rateLimit?: number }, command: Command) => {
-      await withStorage(globals(command), async (storage) => {
-        print(
-          await createTenantService(storage, systemClock).create({
-            id,
-            name: options.name,
-            plan: options.plan,
-            rateLimitPerMinute: options.rateLimit,
-          }),
-        );
-      });
+      await withStorage(
+        globals(command),
+        async (storage) => {
+          print(
+            await createTenantService(storage, systemClock).create({
+              id,
+              name: options.name,
+              plan: options.plan,
+              rateLimitPerMinute: options.rateLimit,
+            }),
+          );
+        },
+        { create: true },
+      );
     },
   );
 tenants
@@ -99,9 +117,7 @@ keys
       command: Command,
     ) => {
       await withStorage(globals(command), async (storage) => {
-        if (!(await createTenantService(storage, systemClock).get(options.tenant))) {
-          throw new AppError('NOT_FOUND', `No tenant ${options.tenant}`);
-        }
+        await mustExist(storage, options.tenant);
         const service = createKeyService(storage, systemClock, () => {});
         print(
           await service.create(
@@ -126,9 +142,10 @@ keys
   .description("list a tenant's API keys (never the secrets)")
   .requiredOption('--tenant <id>', 'tenant id')
   .action(async (options: { tenant: string }, command: Command) => {
-    await withStorage(globals(command), async (storage) =>
-      print(await createKeyService(storage, systemClock, () => {}).list(options.tenant)),
-    );
+    await withStorage(globals(command), async (storage) => {
+      await mustExist(storage, options.tenant);
+      print(await createKeyService(storage, systemClock, () => {}).list(options.tenant));
+    });
   });
 keys
   .command('revoke <keyId>')
@@ -136,6 +153,7 @@ keys
   .requiredOption('--tenant <id>', 'tenant id')
   .action(async (keyId: string, options: { tenant: string }, command: Command) => {
     await withStorage(globals(command), async (storage) => {
+      await mustExist(storage, options.tenant);
       await createKeyService(storage, systemClock, () => {}).revoke(options.tenant, keyId);
       process.stdout.write(`Revoked ${keyId}.\n`);
     });
@@ -202,9 +220,10 @@ users
   .description("list a tenant's console users (never passwords or second factors)")
   .requiredOption('--tenant <id>', 'tenant id')
   .action(async (options: { tenant: string }, command: Command) => {
-    await withStorage(globals(command), async (storage) =>
-      print(await listPortalUsers(storage, options.tenant)),
-    );
+    await withStorage(globals(command), async (storage) => {
+      await mustExist(storage, options.tenant);
+      print(await listPortalUsers(storage, options.tenant));
+    });
   });
 
 const receipt = program.command('receipt').description('offline receipt tools');
