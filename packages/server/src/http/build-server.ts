@@ -13,6 +13,7 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
@@ -160,8 +161,17 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     });
   });
 
+  // The methods each path takes, so a known path called with another method answers 405 with
+  // `allow` (contract §1) rather than 404. Fastify's own router is not public; this one mirrors it.
+  const methods = FindMyWay();
+  const knownMethods = new Set<HTTPMethod>();
+
   // Every route must say who may call it; routes added by plugins (the docs UI) are public.
   app.addHook('onRoute', (route) => {
+    for (const method of typeof route.method === 'string' ? [route.method] : route.method) {
+      methods.on(method as HTTPMethod, route.url, () => {});
+      knownMethods.add(method as HTTPMethod);
+    }
     if (route.url.startsWith('/docs')) {
       route.config = { ...(route.config ?? {}), access: PUBLIC };
       route.schema = { ...(route.schema ?? {}), hide: true };
@@ -219,11 +229,20 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   app.setNotFoundHandler((request, reply) => {
     reply.header('x-request-id', request.id);
-    return sendError(
-      request,
-      reply,
-      new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`),
-    );
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = [...knownMethods].filter((method) => methods.find(method, path) !== null);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.sort().join(', '));
+      return sendError(
+        request,
+        reply,
+        new AppError(
+          'METHOD_NOT_ALLOWED',
+          `${path} does not take ${request.method}; it takes ${allowed.join(', ')}`,
+        ),
+      );
+    }
+    return sendError(request, reply, new AppError('NOT_FOUND', `Route ${request.method} ${path} not found`));
   });
 
   app.setErrorHandler((error, request, reply) => {
