@@ -43,7 +43,6 @@ import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import { isDatabaseUnavailable } from '../storage/unavailable.js';
 import type { Principal } from '../tenancy/principal.js';
-import { TOKEN_ISSUER } from '../tokens/decision-token.js';
 import type { PhysicalActor, PhysicalActors } from './physical-actors.js';
 import type { PhysicalAudit } from './physical-audit.js';
 import { physicalEvent } from './physical-events.js';
@@ -54,13 +53,6 @@ import type { PhysicalSigner } from './physical-signer.js';
 import { newPhysicalStateRef, type PhysicalSnapshots } from './physical-snapshots.js';
 import { normalizePhysicalState } from './physical-state.js';
 import type { PhysicalTickets } from './physical-tickets.js';
-
-/**
- * `iss` of physical tokens: the contract's wire name for the issuer (`service-authority`), the
- * same as the intent surface's tokens. Document 02 writes `{base_url}`, which a verifier behind a
- * proxy cannot know; a fixed name is checkable everywhere (docs/physical-api.md).
- */
-const PHYSICAL_TOKEN_ISSUER = TOKEN_ISSUER;
 
 export interface AllowBody {
   decision: 'ALLOW';
@@ -106,6 +98,11 @@ export interface PhysicalIssuanceDeps {
   audit: PhysicalAudit;
   snapshots: PhysicalSnapshots;
   policies: PhysicalPolicyStore;
+  /**
+   * `iss` of physical tokens: PUBLIC_BASE_URL, document 02's `{base_url}` (contract §9;
+   * `service-authority` is the intent surface's issuer only).
+   */
+  issuer: string;
 }
 
 interface TenantContext {
@@ -301,7 +298,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
 
     const jti = randomUUID();
     const claims = buildPhysicalClaims({
-      issuer: PHYSICAL_TOKEN_ISSUER,
+      issuer: deps.issuer,
       tenantId,
       jti,
       nowMs,
