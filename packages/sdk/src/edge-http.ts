@@ -45,6 +45,8 @@ export interface EdgeEndpoints {
   revocations: URL;
   /** `POST {base}/v1/physical/verifications`. */
   verifications: URL;
+  /** `{base}` as a string, no trailing `/`: what the service writes in `iss` (its PUBLIC_BASE_URL). */
+  issuer: string;
 }
 
 /**
@@ -66,6 +68,7 @@ export function edgeEndpoints(baseUrl: string): EdgeEndpoints {
   const root = base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
   const at = (path: string): URL => new URL(`${base.origin}${root}${path}`);
   return {
+    issuer: `${base.origin}${root}`,
     jwks: at('/.well-known/jwks.json'),
     revocations: at('/v1/physical/revocations'),
     verifications: at('/v1/physical/verifications'),

@@ -7,7 +7,6 @@ import {
   remoteJwks,
 } from './jwks.js';
 import { isRecord } from './keys.js';
-import { AUTHORITY_ISSUER } from './verify.js';
 
 /** Options of {@link EdgeVerifier}. Durations are in milliseconds. */
 export interface EdgeVerifierOptions {
@@ -33,8 +32,10 @@ export interface EdgeVerifierOptions {
    */
   jwks?: PinnedKeys;
   /**
-   * The `iss` a token must carry exactly (else `SIGNATURE_VERIFICATION_FAILED`); default
-   * `service-authority`, the issuer the service writes into physical tokens (contract: wire names).
+   * The `iss` a token must carry exactly (else `SIGNATURE_VERIFICATION_FAILED`); default the
+   * service's base address as `baseUrl` names it (origin and path, without a trailing `/` or
+   * `/v1`): the service writes its `PUBLIC_BASE_URL` there (contract §9). Set it when the edge
+   * reaches the service by another address than the one the service calls itself.
    */
   issuer?: string;
   /** How long verification keeps working without a successful sync (default 30 000). */
@@ -163,7 +164,7 @@ export function edgeSettings(options: EdgeVerifierOptions): EdgeSettings {
     actorIdentity: options.actorIdentity,
     keys,
     remoteKeys,
-    issuer: options.issuer ?? AUTHORITY_ISSUER,
+    issuer: options.issuer ?? endpoints.issuer,
     offlineWindowMs,
     clockSkewMs,
     syncIntervalMs,

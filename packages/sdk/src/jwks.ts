@@ -37,7 +37,7 @@ export interface JwksDocument {
  * });
  * const result = await verifyAuthorityToken(token, {
  *   jwks,
- *   expected: { tenantId: 'acme', adapterId: 'github-main', targetSystem: 'acme/api' },
+ *   expected: { tenantId: 'acme', adapterId: 'external', targetSystem: 'acme/api' },
  * });
  * ```
  */
@@ -165,7 +165,7 @@ export interface RemoteJwksOptions {
  * const jwks = remoteJwks('https://authority.example.com/.well-known/authority/acme/jwks.json');
  * const result = await verifyAuthorityToken(token, {
  *   jwks,
- *   expected: { tenantId: 'acme', adapterId: 'github-main', targetSystem: 'acme/api' },
+ *   expected: { tenantId: 'acme', adapterId: 'external', targetSystem: 'acme/api' },
  * });
  * ```
  */

@@ -72,7 +72,7 @@ const SWEEP_INTERVAL_MS = 10_000;
  *
  * const nonceStore = new InMemoryNonceStore();
  * const jwks = remoteJwks('https://authority.example.com/.well-known/authority/acme/jwks.json');
- * const expected = { tenantId: 'acme', adapterId: 'github-main', targetSystem: 'acme/api' };
+ * const expected = { tenantId: 'acme', adapterId: 'external', targetSystem: 'acme/api' };
  *
  * const first = await verifyAuthorityToken(token, { jwks, expected, nonceStore }); // valid: true
  * const replay = await verifyAuthorityToken(token, { jwks, expected, nonceStore });
@@ -108,7 +108,7 @@ export class InMemoryNonceStore implements NonceStore {
    * @example
    * ```ts
    * const store = new InMemoryNonceStore();
-   * const context = { token, adapterId: 'github-main', targetSystem: 'acme/api' };
+   * const context = { token, adapterId: 'external', targetSystem: 'acme/api' };
    * await store.consume('n-1', Date.now() + 300_000, context); // true
    * await store.consume('n-1', Date.now() + 300_000, context); // false
    * ```
@@ -181,7 +181,7 @@ export interface RemoteNonceStoreOptions {
  * });
  * const result = await verifyAuthorityToken(token, {
  *   jwks: remoteJwks('https://authority.example.com/.well-known/authority/acme/jwks.json'),
- *   expected: { tenantId: 'acme', adapterId: 'github-main', targetSystem: 'acme/api' },
+ *   expected: { tenantId: 'acme', adapterId: 'external', targetSystem: 'acme/api' },
  *   nonceStore,
  * });
  * ```
@@ -232,7 +232,7 @@ export class RemoteNonceStore implements NonceStore {
    * @example
    * ```ts
    * const store = new RemoteNonceStore({ baseUrl, apiKey, tenantId: 'acme' });
-   * await store.consume(claims.nonce, claims.exp * 1000, { token, adapterId: 'github-main', targetSystem: 'acme/api' });
+   * await store.consume(claims.nonce, claims.exp * 1000, { token, adapterId: 'external', targetSystem: 'acme/api' });
    * // true the first time, false on a replay, throws NonceStoreError when the service cannot confirm
    * ```
    */

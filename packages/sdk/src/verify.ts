@@ -133,7 +133,7 @@ const STRING_CLAIMS = [
  * const result = await verifyAuthorityToken(request.headers['x-authority-token'], {
  *   jwks,
  *   nonceStore,
- *   expected: { tenantId: 'acme', adapterId: 'github-main', targetSystem: 'acme/api' },
+ *   expected: { tenantId: 'acme', adapterId: 'external', targetSystem: 'acme/api' },
  * });
  * if (!result.valid) {
  *   return reject(result.reason); // e.g. 'TOKEN_EXPIRED'

@@ -263,7 +263,8 @@ async function issue(spec: TokenSpec = {}): Promise<{ token: string; jti: string
   const jti = spec.jti ?? randomUUID();
   const iat = Math.floor(issuedAtMs / 1000);
   const payload = {
-    iss: 'service-authority',
+    // The service's PUBLIC_BASE_URL: here the peer's address, which every verifier is given.
+    iss: peer.url,
     sub: actorIdentity,
     aud: EDGE_VERIFIER_AUDIENCE,
     iat,
@@ -509,14 +510,23 @@ describe('EdgeVerifier: verification', () => {
     assertRejected(await edge.verify(42), 'TOKEN_MALFORMED');
   });
 
-  it('requires iss service-authority by default, or exactly the configured issuer', async () => {
+  it('requires iss = its base address by default (trailing / and /v1 aside), or exactly the configured issuer', async () => {
     const { token } = await issue();
-    const byDefault = verifier();
-    await byDefault.sync();
-    assertValid(await byDefault.verify(token));
-    const other = verifier({ issuer: 'https://elsewhere.example.com' });
-    await other.sync();
-    assertRejected(await other.verify(token), 'SIGNATURE_VERIFICATION_FAILED');
+    for (const baseUrl of [peer.url, `${peer.url}/`, `${peer.url}/v1`, `${peer.url}/v1/`]) {
+      const byDefault = verifier({ baseUrl });
+      await byDefault.sync();
+      assertValid(await byDefault.verify(token));
+    }
+    const intentIssuer = await issue({ claims: { iss: 'service-authority' } });
+    const edge = verifier();
+    await edge.sync();
+    assertRejected(await edge.verify(intentIssuer.token), 'SIGNATURE_VERIFICATION_FAILED');
+    // Behind a proxy the edge names the service's own address.
+    const proxied = verifier({ issuer: 'https://authority.example.com' });
+    await proxied.sync();
+    assertRejected(await proxied.verify(token), 'SIGNATURE_VERIFICATION_FAILED');
+    const named = await issue({ claims: { iss: 'https://authority.example.com' } });
+    assertValid(await proxied.verify(named.token));
   });
 
   it('uses pinned keys without fetching the JWKS', async () => {

@@ -13,6 +13,7 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { countConnectorExecutions } from '../connectors/connector-metrics.js';
@@ -55,6 +56,13 @@ import { countWebhookDeliveries } from '../webhooks/webhook-metrics.js';
 import { createServices, type Services } from './services.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** How long a closing server keeps answering 503 on open connections before it closes the idle ones. */
+export const DRAIN_MS = 1_000;
+const DRAIN_POLL_MS = 25;
+
+function openConnections(app: App): Promise<number> {
+  return new Promise((resolve) => app.server.getConnections((error, count) => resolve(error ? 0 : count)));
+}
 /** How often lapsed escalations are written down as EXPIRED (reads already show them expired). */
 const APPROVAL_SWEEP_MS = 15_000;
 
@@ -155,8 +163,17 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     });
   });
 
+  // The methods each path takes, so a known path called with another method answers 405 with
+  // `allow` (contract §1) rather than 404. Fastify's own router is not public; this one mirrors it.
+  const methods = FindMyWay();
+  const knownMethods = new Set<HTTPMethod>();
+
   // Every route must say who may call it; routes added by plugins (the docs UI) are public.
   app.addHook('onRoute', (route) => {
+    for (const method of typeof route.method === 'string' ? [route.method] : route.method) {
+      methods.on(method as HTTPMethod, route.url, () => {});
+      knownMethods.add(method as HTTPMethod);
+    }
     if (route.url.startsWith('/docs')) {
       route.config = { ...(route.config ?? {}), access: PUBLIC };
       route.schema = { ...(route.schema ?? {}), hide: true };
@@ -166,9 +183,18 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     recordRoute(registeredRoutes, route.method, route.url, route.config.access);
   });
 
+  // Shutdown drains before the listener closes: until no connection is open, or for DRAIN_MS at
+  // most, requests in flight finish and every new request, on a new or a kept-alive connection, is
+  // answered 503 with `connection: close` (below); only then are the connections still idle
+  // closed. Closing idle keep-alive connections at once resets the requests clients send on them.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    if (!app.server.listening) return;
+    const deadline = Date.now() + DRAIN_MS;
+    while (Date.now() < deadline && (await openConnections(app)) > 0) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    }
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -205,11 +231,20 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   app.setNotFoundHandler((request, reply) => {
     reply.header('x-request-id', request.id);
-    return sendError(
-      request,
-      reply,
-      new AppError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`),
-    );
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = [...knownMethods].filter((method) => methods.find(method, path) !== null);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.sort().join(', '));
+      return sendError(
+        request,
+        reply,
+        new AppError(
+          'METHOD_NOT_ALLOWED',
+          `${path} does not take ${request.method}; it takes ${allowed.join(', ')}`,
+        ),
+      );
+    }
+    return sendError(request, reply, new AppError('NOT_FOUND', `Route ${request.method} ${path} not found`));
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -227,7 +262,8 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
         version: VERSION,
         description: 'Authorization runtime for AI agents and physical machines.',
       },
-      servers: [{ url: config.publicBaseUrl }],
+      // Relative (contract §13.4): "Try it out" in /docs works from whatever address serves it.
+      servers: [{ url: '/' }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'API key (service_live_…)' },

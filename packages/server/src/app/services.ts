@@ -97,7 +97,13 @@ export function createServices(deps: ServiceDeps) {
     idempotency,
     physical,
     physicalPolicies,
-    physicalIssuance: createPhysicalIssuance({ storage, clock, ...physical, policies: physicalPolicies }),
+    physicalIssuance: createPhysicalIssuance({
+      storage,
+      clock,
+      ...physical,
+      policies: physicalPolicies,
+      issuer: config.publicBaseUrl,
+    }),
     decisionLoop: createDecisionLoop({
       storage,
       clock,

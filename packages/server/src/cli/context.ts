@@ -1,4 +1,7 @@
-import { type Config, type ConfigFlags, loadConfig } from '../config/config.js';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { type Config, ConfigError, type ConfigFlags, loadConfig } from '../config/config.js';
 import { openStorage, type Storage } from '../storage/database.js';
 
 export interface GlobalFlags extends ConfigFlags {
@@ -27,13 +30,45 @@ export function openContext(
   return { config, storage };
 }
 
-/** Runs work against a migrated database and closes it afterwards. */
+/** Whether the database holds the service's schema (the migrations table exists). */
+async function hasSchema(storage: Storage): Promise<boolean> {
+  try {
+    await sql`select 1 from kysely_migration limit 1`.execute(storage.db);
+    return true;
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (code === '42P01' || (typeof message === 'string' && message.includes('no such table'))) return false;
+    throw error;
+  }
+}
+
+/**
+ * Runs work against a migrated database and closes it afterwards. Only the commands that create
+ * (`migrate`, `tenants create`) may start from nothing: the others refuse a missing or empty
+ * database (a mistyped --data-dir would otherwise leave an empty database behind and answer as
+ * if nothing were there).
+ */
 export async function withStorage<T>(
   flags: GlobalFlags,
   work: (storage: Storage, config: Config) => Promise<T>,
+  options: { create?: boolean } = {},
 ): Promise<T> {
-  const { config, storage } = openContext(flags);
+  const config = loadConfig(process.env, flags);
+  const file = path.join(config.dataDir, 'authority.db');
+  if (!options.create && config.mode === 'embedded' && !existsSync(file)) {
+    throw new ConfigError(
+      'DATA_DIR',
+      `holds no database (${file}): start the service there, or run authority migrate`,
+    );
+  }
+  const { storage } = openContext(flags);
   try {
+    if (!options.create && !(await hasSchema(storage))) {
+      throw new ConfigError(
+        config.mode === 'embedded' ? 'DATA_DIR' : 'DATABASE_URL',
+        'names a database without the service schema: run authority migrate first',
+      );
+    }
     await storage.migrate();
     return await work(storage, config);
   } finally {

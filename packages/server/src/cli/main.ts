@@ -5,8 +5,10 @@ import { resolveMasterKey } from '../config/master-key.js';
 import { createSecretBox } from '../crypto/secret-box.js';
 import { AppError } from '../errors/app-error.js';
 import { systemClock } from '../foundation/clock.js';
+import { VERSION } from '../foundation/version.js';
 import { createPhysicalSigner } from '../physical/use-cases/physical-signer.js';
 import { createPortalUser, listPortalUsers } from '../portal/portal-users.js';
+import type { Storage } from '../storage/database.js';
 import { createKeyService } from '../tenancy/key-service.js';
 import { PLANS } from '../tenancy/tenant.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
@@ -15,7 +17,7 @@ import { gatewayCommand } from './gateway.js';
 import { PolicyTestInputError, policyTest } from './policy-test.js';
 import { serve } from './serve.js';
 import { generatePassword, readPasswordFromStdin } from './user-password.js';
-import { chainVerify, receiptVerify, VerifyInputError } from './verify-commands.js';
+import { chainVerify, receiptVerify, withVerdict } from './verify-commands.js';
 import { witnessCommand } from './witness.js';
 
 function positiveInteger(value: string): number {
@@ -27,8 +29,16 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** Commands naming a tenant fail on an unknown one rather than answer as if it had nothing. */
+async function mustExist(storage: Storage, tenantId: string): Promise<void> {
+  if (!(await createTenantService(storage, systemClock).get(tenantId))) {
+    throw new AppError('NOT_FOUND', `No tenant ${tenantId}`);
+  }
+}
+
 const program = new Command('authority')
   .description('Authority Runtime: authorization for AI agents and physical machines')
+  .version(VERSION, '-V, --version', 'print the version')
   .option('--data-dir <dir>', 'SQLite data directory (embedded mode; env DATA_DIR)')
   .option('--database-url <url>', 'PostgreSQL URL (server mode; env DATABASE_URL)')
   .option('--log-level <level>', 'log level (env LOG_LEVEL)')
@@ -48,9 +58,13 @@ program
   .command('migrate')
   .description('apply pending database migrations')
   .action(async (_options, command: Command) => {
-    await withStorage(globals(command), async (storage) => {
-      process.stdout.write(`Database is at the latest schema (${storage.dialect}).\n`);
-    });
+    await withStorage(
+      globals(command),
+      async (storage) => {
+        process.stdout.write(`Database is at the latest schema (${storage.dialect}).\n`);
+      },
+      { create: true },
+    );
   });
 
 const tenants = program.command('tenants').description('manage tenants');
@@ -62,16 +76,20 @@ tenants
   .option('--rate-limit <n>', 'requests per minute per key (enterprise plan)', positiveInteger)
   .action(
     async (id: string, options: { name?: string; plan: string; rateLimit?: number }, command: Command) => {
-      await withStorage(globals(command), async (storage) => {
-        print(
-          await createTenantService(storage, systemClock).create({
-            id,
-            name: options.name,
-            plan: options.plan,
-            rateLimitPerMinute: options.rateLimit,
-          }),
-        );
-      });
+      await withStorage(
+        globals(command),
+        async (storage) => {
+          print(
+            await createTenantService(storage, systemClock).create({
+              id,
+              name: options.name,
+              plan: options.plan,
+              rateLimitPerMinute: options.rateLimit,
+            }),
+          );
+        },
+        { create: true },
+      );
     },
   );
 tenants
@@ -101,9 +119,7 @@ keys
       command: Command,
     ) => {
       await withStorage(globals(command), async (storage) => {
-        if (!(await createTenantService(storage, systemClock).get(options.tenant))) {
-          throw new AppError('NOT_FOUND', `No tenant ${options.tenant}`);
-        }
+        await mustExist(storage, options.tenant);
         const service = createKeyService(storage, systemClock, () => {});
         print(
           await service.create(
@@ -128,9 +144,10 @@ keys
   .description("list a tenant's API keys (never the secrets)")
   .requiredOption('--tenant <id>', 'tenant id')
   .action(async (options: { tenant: string }, command: Command) => {
-    await withStorage(globals(command), async (storage) =>
-      print(await createKeyService(storage, systemClock, () => {}).list(options.tenant)),
-    );
+    await withStorage(globals(command), async (storage) => {
+      await mustExist(storage, options.tenant);
+      print(await createKeyService(storage, systemClock, () => {}).list(options.tenant));
+    });
   });
 keys
   .command('revoke <keyId>')
@@ -138,6 +155,7 @@ keys
   .requiredOption('--tenant <id>', 'tenant id')
   .action(async (keyId: string, options: { tenant: string }, command: Command) => {
     await withStorage(globals(command), async (storage) => {
+      await mustExist(storage, options.tenant);
       await createKeyService(storage, systemClock, () => {}).revoke(options.tenant, keyId);
       process.stdout.write(`Revoked ${keyId}.\n`);
     });
@@ -204,9 +222,10 @@ users
   .description("list a tenant's console users (never passwords or second factors)")
   .requiredOption('--tenant <id>', 'tenant id')
   .action(async (options: { tenant: string }, command: Command) => {
-    await withStorage(globals(command), async (storage) =>
-      print(await listPortalUsers(storage, options.tenant)),
-    );
+    await withStorage(globals(command), async (storage) => {
+      await mustExist(storage, options.tenant);
+      print(await listPortalUsers(storage, options.tenant));
+    });
   });
 
 const receipt = program.command('receipt').description('offline receipt tools');
@@ -220,7 +239,7 @@ receipt
     "JWK set files or URLs to trust (a tenant's jwks.json URL brings its archive)",
   )
   .action(async (file: string, options: { jwks: string[] }) => {
-    process.exitCode = await receiptVerify(file, options.jwks, process.stdout);
+    await withVerdict(process.stdout, () => receiptVerify(file, options.jwks, process.stdout));
   });
 
 const chain = program.command('chain').description('offline audit chain tools');
@@ -229,11 +248,8 @@ chain
   .description('verify an NDJSON export (GET /audit/:tenantId/export) offline; exit 0 valid, 1 invalid')
   .option('--jwks <sources...>', 'JWK set files or URLs to check checkpoint signatures against')
   .action(async (file: string, options: { jwks?: string[] }) => {
-    process.exitCode = await chainVerify(
-      file,
-      options.jwks ?? [],
-      process.stdout,
-      process.stderr.isTTY === true,
+    await withVerdict(process.stdout, () =>
+      chainVerify(file, options.jwks ?? [], process.stdout, process.stderr.isTTY === true),
     );
   });
 
@@ -262,9 +278,5 @@ function describe(error: unknown): string {
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`authority: ${describe(error)}\n`);
-  process.exit(
-    error instanceof ConfigError || error instanceof VerifyInputError || error instanceof PolicyTestInputError
-      ? 2
-      : 1,
-  );
+  process.exit(error instanceof ConfigError || error instanceof PolicyTestInputError ? 2 : 1);
 });

@@ -6,6 +6,22 @@ import { SingleBar } from 'cli-progress';
 /** Exit codes of the verify commands: 0 valid, 1 invalid, 2 the input could not be read. */
 export class VerifyInputError extends Error {}
 
+/**
+ * Runs a verify command so that it always says something: the first word it prints is VALID or
+ * INVALID, and the exit code is 0 only after VALID. Until the verdict is written the exit code is
+ * already 1, so a verification that ends without one (a bug, a stream that never ends) is a
+ * failure, never a silent success. An input that cannot be read is INVALID with exit code 2.
+ */
+export async function withVerdict(out: NodeJS.WritableStream, verify: () => Promise<number>): Promise<void> {
+  process.exitCode = 1;
+  try {
+    process.exitCode = await verify();
+  } catch (error) {
+    out.write(`INVALID: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = error instanceof VerifyInputError ? 2 : 1;
+  }
+}
+
 async function loadJwksSource(source: string): Promise<JWK[]> {
   let text: string;
   if (/^https?:\/\//.test(source)) {
@@ -87,6 +103,8 @@ export async function chainVerify(
   } catch (error) {
     throw new VerifyInputError(`cannot read export ${file}: ${(error as Error).message}`);
   }
+  // The keys first: lines read while a JWKS URL is fetched would be lost to the verifier.
+  const jwks = jwksSources.length > 0 ? await loadPinnedKeys(jwksSources) : undefined;
   const stream = createReadStream(file, { encoding: 'utf8' });
   const bar = progress
     ? new SingleBar({ format: 'verifying [{bar}] {percentage}% | {value}/{total} bytes | {entries} entries' })
@@ -95,7 +113,7 @@ export async function chainVerify(
   bar?.start(size, 0, { entries: 0 });
   const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   const result = await verifyChainExport(lines, {
-    ...(jwksSources.length > 0 ? { jwks: await loadPinnedKeys(jwksSources) } : {}),
+    ...(jwks !== undefined ? { jwks } : {}),
     onProgress: (count) => {
       entries = count;
       bar?.update(stream.bytesRead, { entries });

@@ -62,11 +62,20 @@ export interface ConfigFlags {
 
 /** A configuration value that cannot be used; `message` is one line naming the variable. */
 export class ConfigError extends Error {
+  /** The (first) setting at fault. */
   readonly variable: string;
-  constructor(variable: string, problem: string) {
-    super(`${variable} ${problem}`);
+  /** Every setting at fault, when one error reports several (the settings server mode requires). */
+  readonly variables: readonly string[];
+  constructor(variable: string | readonly string[], problem: string) {
+    const variables = typeof variable === 'string' ? [variable] : variable;
+    const names =
+      variables.length > 1
+        ? `${variables.slice(0, -1).join(', ')} and ${variables.at(-1)}`
+        : variables.join('');
+    super(`${names} ${problem}`);
     this.name = 'ConfigError';
-    this.variable = variable;
+    this.variable = variables[0] ?? '';
+    this.variables = variables;
   }
 }
 
@@ -163,14 +172,23 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
 
   const dataDir = nonEmpty(flags.dataDir) ?? nonEmpty(env.DATA_DIR) ?? './data';
 
-  const masterKeyRaw = nonEmpty(env.AUTHORITY_MASTER_KEY);
-  const masterKey = masterKeyRaw === undefined ? undefined : parseMasterKey(masterKeyRaw);
-  if (mode === 'server' && masterKey === undefined) {
+  // Server mode needs these; all that are missing are named at once.
+  const missing =
+    mode === 'server'
+      ? ['AUTHORITY_MASTER_KEY', 'PUBLIC_BASE_URL'].filter(
+          (variable) => nonEmpty(env[variable]) === undefined,
+        )
+      : [];
+  if (missing.length > 0) {
     throw new ConfigError(
-      'AUTHORITY_MASTER_KEY',
-      'is required when DATABASE_URL is set (32 bytes, hex or base64)',
+      missing,
+      `${missing.length > 1 ? 'are' : 'is'} required when DATABASE_URL is set` +
+        (missing.includes('AUTHORITY_MASTER_KEY') ? ' (the master key: 32 bytes, hex or base64)' : ''),
     );
   }
+
+  const masterKeyRaw = nonEmpty(env.AUTHORITY_MASTER_KEY);
+  const masterKey = masterKeyRaw === undefined ? undefined : parseMasterKey(masterKeyRaw);
 
   const redisUrl = nonEmpty(env.REDIS_URL);
   if (redisUrl !== undefined) parseUrl('REDIS_URL', redisUrl, ['redis:', 'rediss:']);
@@ -180,9 +198,6 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
   }
 
   const publicBaseRaw = nonEmpty(env.PUBLIC_BASE_URL);
-  if (mode === 'server' && publicBaseRaw === undefined) {
-    throw new ConfigError('PUBLIC_BASE_URL', 'is required when DATABASE_URL is set');
-  }
   const publicBaseUrl =
     publicBaseRaw === undefined
       ? `http://localhost:${port}`

@@ -37,6 +37,11 @@ export const ERROR_CODES = {
     physical: 'policy_denied',
     message: 'The policy denied the request: the audit trail has a gap',
   },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    physical: 'method_not_allowed',
+    message: 'The path does not take this method',
+  },
   CONFLICT: { status: 409, physical: 'conflict', message: 'The request conflicts with the current state' },
   PAYLOAD_TOO_LARGE: {
     status: 413,

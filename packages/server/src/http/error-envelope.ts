@@ -30,14 +30,38 @@ interface FastifyLikeError {
   validationContext?: string;
 }
 
+type SchemaIssue = NonNullable<FastifyLikeError['validation']>[number];
+
+const oneOf = (values: readonly unknown[]) =>
+  `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`;
+
 function validationIssues(error: FastifyLikeError): { path: string; message: string }[] {
-  return (error.validation ?? []).map((issue) => {
-    const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
-    const base = issue.instancePath ?? '';
-    const path =
-      Array.isArray(missing) && missing.length === 1 ? `${base}/${String(missing[0])}` : base || '/';
-    return { path, message: issue.message ?? 'is invalid' };
-  });
+  const raw = error.validation ?? [];
+  // A union of constants fails with one `const` issue per member, then an `anyOf` issue for the
+  // union: reported as that one issue, naming every allowed value (as an enum's issue is).
+  const consumed = new Set<SchemaIssue>();
+  const unionValues = new Map<SchemaIssue, unknown[]>();
+  for (const union of raw) {
+    if (union.keyword !== 'anyOf' || union.schemaPath === undefined) continue;
+    const members = raw.filter((issue) => issue.schemaPath?.startsWith(`${union.schemaPath}/anyOf/`));
+    if (members.length === 0 || !members.every((issue) => issue.keyword === 'const')) continue;
+    for (const member of members) consumed.add(member);
+    unionValues.set(
+      union,
+      members.map((member) => member.params?.allowedValue),
+    );
+  }
+  return raw
+    .filter((issue) => !consumed.has(issue))
+    .map((issue) => {
+      const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
+      const base = issue.instancePath ?? '';
+      const path =
+        Array.isArray(missing) && missing.length === 1 ? `${base}/${String(missing[0])}` : base || '/';
+      const allowed = issue.keyword === 'enum' ? issue.params?.allowedValues : unionValues.get(issue);
+      const message = Array.isArray(allowed) && allowed.length > 0 ? oneOf(allowed) : issue.message;
+      return { path, message: message ?? 'is invalid' };
+    });
 }
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {

@@ -175,7 +175,7 @@ export function patternLimitIssue(pattern: string, re: RE2JS): string | null {
  * Memory for each evaluation pattern's lazy DFA. re2js' default (8 MiB) lets a pattern whose DFA
  * keeps growing spend several times the work of its NFA building states (about 100 ns per
  * instruction and character, measured) before falling back; with a small cache it falls back early
- * to the NFA (about 25 ns), and a policy's patterns hold little memory.
+ * to the NFA (30 to 50 ns), and a policy's patterns hold little memory.
  */
 export const EVALUATION_DFA_MEMORY = 64 * 1024;
 

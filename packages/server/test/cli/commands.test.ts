@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -107,5 +107,49 @@ describe('authority CLI commands (embedded database)', () => {
 
     const unknown = run('keys', 'revoke', 'nope', '--tenant', 'acme');
     assert.equal(unknown.status, 1);
+
+    // A tenant that does not exist is an error, not an empty list.
+    for (const args of [
+      ['keys', 'list', '--tenant', 'acme-typo'],
+      ['users', 'list', '--tenant', 'acme-typo'],
+      ['keys', 'revoke', issued.id, '--tenant', 'acme-typo'],
+    ]) {
+      const missing = run(...args);
+      assert.equal(missing.status, 1, args.join(' '));
+      assert.match(missing.stderr, /^authority: No tenant acme-typo/, args.join(' '));
+      assert.equal(missing.stdout, '');
+    }
+  });
+
+  it('never creates an empty database as a side effect; only migrate and tenants create start one', () => {
+    const elsewhere = path.join(dataDir, 'typo');
+    const runIn = (dir: string, ...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', CLI, '--data-dir', dir, ...args], {
+        env: { ...process.env, DATABASE_URL: '', AUTHORITY_MASTER_KEY: '' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    for (const args of [
+      ['tenants', 'list'],
+      ['keys', 'list', '--tenant', 'acme'],
+      ['keys', 'rotate-physical'],
+    ]) {
+      const result = runIn(elsewhere, ...args);
+      assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, /^authority: configuration error: DATA_DIR holds no database/);
+      assert.equal(existsSync(path.join(elsewhere, 'authority.db')), false, args.join(' '));
+    }
+    const migrated = runIn(elsewhere, 'migrate');
+    assert.equal(migrated.status, 0, migrated.stderr);
+    assert.equal(runIn(elsewhere, 'tenants', 'list').stdout.trim(), '[]');
+  });
+
+  it('--version prints the version', () => {
+    const version = run('--version');
+    assert.equal(version.status, 0, version.stderr);
+    const { version: expected } = JSON.parse(
+      readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8'),
+    ) as { version: string };
+    assert.equal(version.stdout.trim(), expected);
   });
 });

@@ -93,7 +93,18 @@ describe('authority receipt verify and chain verify', () => {
 
     const missing = await cli('receipt', 'verify', path.join(dir, 'nope.json'), '--jwks', jwksFile);
     assert.equal(missing.status, 2);
-    assert.match(missing.stderr, /^authority: cannot read receipt/);
+    assert.match(missing.stdout, /^INVALID: cannot read receipt/);
+
+    // A JWKS URL that answers nothing useful is a verdict too, never silence.
+    const badUrl = await cli(
+      'receipt',
+      'verify',
+      receiptFile,
+      '--jwks',
+      `${base}/.well-known/authority/nobody/jwks.json`,
+    );
+    assert.equal(badUrl.status, 2);
+    assert.match(badUrl.stdout, /^INVALID: .*answered 404/);
   });
 
   it('verifies an export with checkpoint signatures, and finds an altered entry', async () => {
@@ -128,5 +139,21 @@ describe('authority receipt verify and chain verify', () => {
       tampered.stdout,
       new RegExp(`^INVALID chain export: ENTRY_HASH_MISMATCH at index ${victim.entry.index}`),
     );
+
+    // With the keys fetched from a URL (the review's case: it printed nothing and exited 0).
+    const jwksUrl = `${base}/.well-known/authority/acme/jwks.json`;
+    const viaUrl = await cli('chain', 'verify', exportFile, '--jwks', jwksUrl);
+    assert.equal(viaUrl.status, 0, viaUrl.stdout + viaUrl.stderr);
+    assert.match(
+      viaUrl.stdout,
+      /^VALID chain export: \d+ entries, latest hash [0-9a-f]{64}, 1 checkpoint\(s\) verified/,
+    );
+    const tamperedViaUrl = await cli('chain', 'verify', tamperedFile, '--jwks', jwksUrl);
+    assert.equal(tamperedViaUrl.status, 1, tamperedViaUrl.stdout + tamperedViaUrl.stderr);
+    assert.match(tamperedViaUrl.stdout, /^INVALID chain export: ENTRY_HASH_MISMATCH/);
+
+    const missing = await cli('chain', 'verify', path.join(dir, 'nope.ndjson'));
+    assert.equal(missing.status, 2);
+    assert.match(missing.stdout, /^INVALID: cannot read export/);
   });
 });

@@ -33,10 +33,21 @@ describe('configuration', () => {
   });
 
   it('selects PostgreSQL with a postgres:// URL and then requires the master key and base URL', () => {
-    assert.equal(configError({ DATABASE_URL: 'postgres://x@localhost/db' }).variable, 'AUTHORITY_MASTER_KEY');
-    assert.equal(
-      configError({ DATABASE_URL: 'postgres://x@localhost/db', AUTHORITY_MASTER_KEY: KEY_HEX }).variable,
-      'PUBLIC_BASE_URL',
+    // Every missing setting is named at once.
+    const both = configError({ DATABASE_URL: 'postgres://x@localhost/db' });
+    assert.deepEqual(both.variables, ['AUTHORITY_MASTER_KEY', 'PUBLIC_BASE_URL']);
+    assert.match(
+      both.message,
+      /^AUTHORITY_MASTER_KEY and PUBLIC_BASE_URL are required when DATABASE_URL is set/,
+    );
+    assert.deepEqual(
+      configError({ DATABASE_URL: 'postgres://x@localhost/db', AUTHORITY_MASTER_KEY: KEY_HEX }).variables,
+      ['PUBLIC_BASE_URL'],
+    );
+    assert.deepEqual(
+      configError({ DATABASE_URL: 'postgres://x@localhost/db', PUBLIC_BASE_URL: 'https://a.example' })
+        .variables,
+      ['AUTHORITY_MASTER_KEY'],
     );
     const config = loadConfig({
       DATABASE_URL: 'postgresql://x@localhost/db',

@@ -53,4 +53,37 @@ describe('a server that is shutting down', () => {
     assert.equal(body.error.code, 'service_unavailable', 'lower-snake under /v1/physical, in the envelope');
     assert.ok(body.error.requestId);
   });
+
+  it('answers 503 (connection: close) on an idle kept-alive connection reused during the drain, never a reset', async () => {
+    const t = await createTestApp('sqlite');
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    let reset = false;
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8');
+    });
+    socket.on('error', () => {
+      reset = true;
+    });
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('GET /health HTTP/1.1\r\nhost: localhost\r\n\r\n');
+    while (!received.includes('"status":"ok"')) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The connection is idle and kept alive; the client reuses it just after shutdown began.
+    const closing = t.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.write('GET /health HTTP/1.1\r\nhost: localhost\r\n\r\n');
+    await ended;
+    await closing;
+
+    assert.equal(reset, false, 'the connection was reset');
+    const responses = received.split(/(?=HTTP\/1\.1 )/);
+    assert.equal(responses.length, 2, received);
+    assert.match(responses[0] as string, /^HTTP\/1\.1 200/);
+    assert.match(responses[1] as string, /^HTTP\/1\.1 503/);
+    assert.match(responses[1] as string, /connection: close/i);
+    const body = JSON.parse((responses[1] as string).slice((responses[1] as string).indexOf('{')));
+    assert.equal(body.error.code, 'SERVICE_UNAVAILABLE');
+  });
 });

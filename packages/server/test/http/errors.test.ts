@@ -104,12 +104,13 @@ for (const engine of ENGINES) {
           ['GET', '/no-such-route'],
           ['GET', '/v1/no-such-route'],
           ['POST', '/v1/no-such-route'],
-          ['DELETE', '/keys'],
           ['GET', '/v1'],
           ['GET', '/v2/health'],
         ] as const) {
           assertError(await t.app.inject({ method, url }), 404, 'NOT_FOUND');
         }
+        // A known path with another method is 405 (method-not-allowed.test.ts).
+        assertError(await t.app.inject({ method: 'DELETE', url: '/keys' }), 405, 'METHOD_NOT_ALLOWED');
       });
 
       test('/v1/health answers like /health', async () => {
@@ -390,6 +391,8 @@ for (const engine of ENGINES) {
         assert.equal(res.statusCode, 200, res.body);
         const doc = res.json();
         assert.match(doc.openapi, /^3\.1\./);
+        // Relative (contract §13.4), so "Try it out" works from the address the banner prints.
+        assert.deepEqual(doc.servers, [{ url: '/' }]);
         assert.ok(doc.paths['/keys'], Object.keys(doc.paths).join(', '));
         assert.ok(doc.paths['/keys'].post && doc.paths['/keys'].get);
         assert.ok(doc.paths['/tenant']);

@@ -98,12 +98,12 @@ for (const engine of ENGINES) {
         const { payload } = await jwtVerify(body.token, createLocalJWKSet(jwks), {
           algorithms: ['RS256'],
           audience: 'service-edge-verifier',
-          issuer: 'service-authority',
+          issuer: t.config.publicBaseUrl,
           currentDate: new Date(now()),
         });
         const iat = Math.floor(now() / 1000);
         assert.deepEqual(payload, {
-          iss: 'service-authority',
+          iss: t.config.publicBaseUrl,
           sub: ROBOT,
           aud: 'service-edge-verifier',
           iat,

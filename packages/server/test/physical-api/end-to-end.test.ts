@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { EdgeVerifier } from '@authority-runtime/sdk';
 import { bearer, createTestApp, type Headers, type TestApp } from '../helpers/app.js';
+import { freePort } from '../helpers/free-port.js';
 import { ENGINES } from '../helpers/storage.js';
 import { clearState, ROBOT, tokenBody } from './fixtures.js';
 
@@ -21,11 +22,13 @@ for (const engine of ENGINES) {
     let edgeKey: string;
 
     before(async () => {
-      t = await createTestApp(engine);
+      // The service's PUBLIC_BASE_URL is the address the cell reaches it at: tokens carry it as iss.
+      const port = await freePort();
+      t = await createTestApp(engine, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
       owner = bearer((await t.createTenant('acme', 'enterprise')).ownerKey.key, 'acme');
       agent = await t.roleHeaders('acme', 'agent');
       edgeKey = (await t.services.apiKeys.create('acme', { name: 'cell-4', role: 'edge' }, null)).key;
-      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      await t.app.listen({ host: '127.0.0.1', port });
       base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     });
     after(async () => {
@@ -54,7 +57,6 @@ for (const engine of ENGINES) {
         tenantId: 'acme',
         edgeNodeId: 'cell-4-controller',
         actorIdentity: ROBOT,
-        issuer: 'service-authority',
         clock: () => t.clock(),
       });
       await edge.sync();

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { EdgeVerifier } from '@authority-runtime/sdk';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
+import { freePort } from '../helpers/free-port.js';
 import { ENGINES } from '../helpers/storage.js';
 import { ACTOR, issueToken } from './fixtures.js';
 
@@ -18,11 +19,13 @@ for (const engine of ENGINES) {
     let owner: Headers;
 
     before(async () => {
-      t = await createTestApp(engine);
+      // The address the cell reaches the service at is its PUBLIC_BASE_URL, the tokens' iss.
+      const port = await freePort();
+      t = await createTestApp(engine, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
       owner = await t.ownerHeaders('acme');
       await t.createTenant('globex');
       edgeKey = (await t.services.apiKeys.create('acme', { name: 'cell-4', role: 'edge' }, null)).key;
-      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      await t.app.listen({ host: '127.0.0.1', port });
       baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/v1`;
     });
     after(async () => {

@@ -10,7 +10,6 @@ import {
 } from '../../src/physical/domain/index.js';
 import { normalizePhysicalState, type PhysicalStateInput } from '../../src/physical/domain/physical-state.js';
 import { newPhysicalStateRef } from '../../src/physical/use-cases/physical-snapshots.js';
-import { TOKEN_ISSUER } from '../../src/tokens/decision-token.js';
 import type { TestApp } from '../helpers/app.js';
 
 /**
@@ -95,7 +94,7 @@ export async function issueToken(t: TestApp, tenantId: string, options: IssueOpt
   const physicalStateRef = state ? newPhysicalStateRef() : null;
   const decision = { ...decisionOf('ALLOW', oiCode), operatorTicketId: options.operatorTicketId ?? null };
   const claims = buildPhysicalClaims({
-    issuer: TOKEN_ISSUER,
+    issuer: t.config.publicBaseUrl,
     tenantId,
     jti,
     nowMs,

@@ -28,7 +28,6 @@ import { failClosed } from '../../errors/fail-closed.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
-import { TOKEN_ISSUER } from '../../tokens/decision-token.js';
 import {
   buildPhysicalClaims,
   type ClassificationResult,
@@ -56,13 +55,6 @@ import type { PhysicalPolicyStore } from './physical-policy-store.js';
 import type { PhysicalSigner } from './physical-signer.js';
 import { newPhysicalStateRef, type PhysicalSnapshots } from './physical-snapshots.js';
 import type { PhysicalTickets } from './physical-tickets.js';
-
-/**
- * `iss` of physical tokens: the contract's wire name for the issuer (`service-authority`), the
- * same as the intent surface's tokens. Document 02 writes `{base_url}`, which a verifier behind a
- * proxy cannot know; a fixed name is checkable everywhere (docs/physical-api.md).
- */
-const PHYSICAL_TOKEN_ISSUER = TOKEN_ISSUER;
 
 export interface AllowBody {
   decision: 'ALLOW';
@@ -108,6 +100,11 @@ export interface PhysicalIssuanceDeps {
   audit: PhysicalAudit;
   snapshots: PhysicalSnapshots;
   policies: PhysicalPolicyStore;
+  /**
+   * `iss` of physical tokens: PUBLIC_BASE_URL, document 02's `{base_url}` (contract §9;
+   * `service-authority` is the intent surface's issuer only).
+   */
+  issuer: string;
 }
 
 function denyError(decision: PhysicalDecision): AppError {
@@ -264,7 +261,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
 
     const jti = randomUUID();
     const claims = buildPhysicalClaims({
-      issuer: PHYSICAL_TOKEN_ISSUER,
+      issuer: deps.issuer,
       tenantId,
       jti,
       nowMs,
