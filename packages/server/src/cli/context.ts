@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { type Config, ConfigError, type ConfigFlags, loadConfig } from '../config/config.js';
 import { openStorage, type Storage } from '../storage/database.js';
+import { hasSchema } from '../storage/migrate.js';
 
 export interface GlobalFlags extends ConfigFlags {
   demo?: boolean;
@@ -28,18 +28,6 @@ export function openContext(
     ...(use === 'server' ? { backgroundCheckpointMs: SERVER_CHECKPOINT_MS } : {}),
   });
   return { config, storage };
-}
-
-/** Whether the database holds the service's schema (the migrations table exists). */
-async function hasSchema(storage: Storage): Promise<boolean> {
-  try {
-    await sql`select 1 from kysely_migration limit 1`.execute(storage.db);
-    return true;
-  } catch (error) {
-    const { code, message } = error as { code?: unknown; message?: unknown };
-    if (code === '42P01' || (typeof message === 'string' && message.includes('no such table'))) return false;
-    throw error;
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
-import type { SqlDialect } from './database.js';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import type { Executor, SqlDialect } from './database.js';
 
 /**
  * Column types that differ between the engines; every migration receives them. Times are integer
@@ -76,4 +76,16 @@ export async function migrateToLatest(
   const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}
+
+/** Whether the database holds the service's schema (the migrations table exists). */
+export async function hasSchema(storage: { readonly db: Executor }): Promise<boolean> {
+  try {
+    await sql`select 1 from kysely_migration limit 1`.execute(storage.db);
+    return true;
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (code === '42P01' || (typeof message === 'string' && message.includes('no such table'))) return false;
+    throw error;
+  }
 }
