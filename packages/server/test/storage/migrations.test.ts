@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { sql } from 'kysely';
-import { loadMigrations } from '../../src/storage/migrate.js';
+import { type Kysely, sql } from 'kysely';
+import { loadMigrations, migrateToLatest } from '../../src/storage/migrate.js';
 import { appliedMigrations, dumpSchema } from '../helpers/schema-dump.js';
 import { createTestStorage, ENGINES } from '../helpers/storage.js';
 
@@ -24,6 +24,9 @@ const LEGACY_MIGRATIONS = [
   '0011_console_lookups',
 ];
 
+const LAST_LEGACY = LEGACY_MIGRATIONS[LEGACY_MIGRATIONS.length - 1] as string;
+const MIGRATIONS = new URL('../../src/storage/migrations/', import.meta.url);
+
 /** The schema the single-function migrations (storage/migrations.ts up to 0011) produced, dumped per engine. */
 function legacySchema(engine: string): unknown {
   const file = path.join(import.meta.dirname, 'fixtures', `schema-${engine}.json`);
@@ -32,9 +35,17 @@ function legacySchema(engine: string): unknown {
 
 for (const engine of ENGINES) {
   describe(`migrations, one per file (${engine})`, () => {
+    it('keep the names and order of the single-function migrations, new ones after them', async () => {
+      const names = Object.keys(await loadMigrations(MIGRATIONS, engine));
+      assert.deepEqual(names.slice(0, LEGACY_MIGRATIONS.length), LEGACY_MIGRATIONS);
+      assert.deepEqual(names, [...names].sort());
+    });
+
     it('build exactly the schema the single-function migrations built, under the same names', async () => {
-      const t = await createTestStorage(engine);
+      const t = await createTestStorage(engine, { migrate: false });
       try {
+        // Up to the last single-function migration: later ones add to the schema of the fixture.
+        await migrateToLatest(t.storage.db as Kysely<unknown>, engine, t.location.pgSchema, LAST_LEGACY);
         assert.deepEqual(await appliedMigrations(t.storage), LEGACY_MIGRATIONS);
         assert.deepEqual(await dumpSchema(t.storage, t.location.pgSchema), legacySchema(engine));
       } finally {
@@ -42,7 +53,9 @@ for (const engine of ENGINES) {
       }
     });
 
-    it('apply nothing to a database the single-function migrations migrated', async () => {
+    it('upgrade a database the single-function migrations migrated without re-running any', async () => {
+      const names = Object.keys(await loadMigrations(MIGRATIONS, engine));
+      const fresh = await createTestStorage(engine);
       const t = await createTestStorage(engine, { migrate: false });
       try {
         // The database an earlier version left: its tables, and its record of the ten migrations.
@@ -66,13 +79,18 @@ for (const engine of ENGINES) {
         }
         await sql`insert into tenants (id, name, plan, rate_limit_per_minute, kill_switch_enabled, ip_allowlist, created_at, updated_at)
           values ('acme', 'Acme', 'pro', null, 0, '[]', 1, 1)`.execute(t.storage.db);
-        assert.deepEqual(await t.storage.migrate(), []);
-        assert.deepEqual(await appliedMigrations(t.storage), LEGACY_MIGRATIONS);
-        assert.deepEqual(await dumpSchema(t.storage, t.location.pgSchema), legacySchema(engine));
+        // Only the migrations written after the single-function ones run (none yet today).
+        assert.deepEqual(await t.storage.migrate(), names.slice(LEGACY_MIGRATIONS.length));
+        assert.deepEqual(await appliedMigrations(t.storage), names);
+        assert.deepEqual(
+          await dumpSchema(t.storage, t.location.pgSchema),
+          await dumpSchema(fresh.storage, fresh.location.pgSchema),
+        );
         const tenant = await t.storage.db.selectFrom('tenants').select('name').executeTakeFirst();
         assert.equal(tenant?.name, 'Acme');
       } finally {
         await t.dispose();
+        await fresh.dispose();
       }
     });
   });
