@@ -17,8 +17,10 @@ function sources(dir: string): string[] {
 /** The packages a source file loads at run time (type-only imports are erased). */
 function runtimeImports(text: string): string[] {
   const found: string[] = [];
-  const statement = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm;
-  for (const match of text.matchAll(statement)) {
+  // Block comments (TSDoc examples) hold import lines that are not code; a clause never crosses a `;`.
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '');
+  const statement = /^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm;
+  for (const match of code.matchAll(statement)) {
     if (match[2] !== undefined) continue;
     const specifier = match[3] ?? match[4] ?? '';
     if (specifier.startsWith('.') || specifier.startsWith('node:') || builtinModules.includes(specifier))
