@@ -1,3 +1,4 @@
+import { WIRE_COMPONENTS, WIRE_ROUTE_LIST } from '@authority-runtime/sdk/wire';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
@@ -24,6 +25,7 @@ import { PUBLIC } from '../http/access.js';
 import { type AccessControl, checkAccess, checkTenantReferences } from '../http/authentication.js';
 import { sendError, toAppError } from '../http/error-envelope.js';
 import { createHttpMetrics } from '../http/metrics.js';
+import { openApiOptions } from '../http/openapi.js';
 import { counterStore } from '../http/rate-limit/counter-store.js';
 import { createRateLimiter } from '../http/rate-limit/rate-limiter.js';
 import { requestIdFor, stripVersionPrefix } from '../http/request-id.js';
@@ -254,26 +256,13 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     return sendError(request, reply, appError);
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Authority Runtime',
-        version: VERSION,
-        description: 'Authorization runtime for AI agents and physical machines.',
-      },
-      // Relative (contract §13.4): "Try it out" in /docs works from whatever address serves it.
-      servers: [{ url: '/' }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'API key (service_live_…)' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token' },
-          portalSession: { type: 'apiKey', in: 'header', name: 'x-portal-session-id' },
-        },
-      },
-    },
-  });
+  await app.register(
+    swagger,
+    openApiOptions(VERSION, () => app.registeredRoutes, {
+      routes: WIRE_ROUTE_LIST,
+      components: WIRE_COMPONENTS,
+    }),
+  );
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   await app.register(healthRoutes, { config, storage, redis: deps.redis, metrics });
