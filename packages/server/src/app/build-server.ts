@@ -23,6 +23,7 @@ import type { Clock } from '../foundation/clock.js';
 import { VERSION } from '../foundation/version.js';
 import { PUBLIC } from '../http/access.js';
 import { type AccessControl, checkAccess, checkTenantReferences } from '../http/authentication.js';
+import { isCorsPreflightRoute, registerCors } from '../http/cors.js';
 import { sendError, toAppError } from '../http/error-envelope.js';
 import { createHttpMetrics } from '../http/metrics.js';
 import { openApiOptions } from '../http/openapi.js';
@@ -172,6 +173,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   // Every route must say who may call it; routes added by plugins (the docs UI) are public.
   app.addHook('onRoute', (route) => {
+    if (isCorsPreflightRoute(route.method, route.url)) {
+      // Answered by the CORS hook before routing; it is no path of the API and takes no 405.
+      route.config = { ...(route.config ?? {}), access: PUBLIC };
+      return;
+    }
     for (const method of typeof route.method === 'string' ? [route.method] : route.method) {
       methods.on(method as HTTPMethod, route.url, () => {});
       knownMethods.add(method as HTTPMethod);
@@ -204,6 +210,10 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       reply.header('connection', 'close');
       throw new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down');
     }
+  });
+  // CORS before access checks, so that refusals carry its headers and preflights need no credential.
+  if (config.corsOrigins.length > 0) await registerCors(app, config.corsOrigins);
+  app.addHook('onRequest', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
     request.principal = await checkAccess(request, reply, accessControl, access);

@@ -1,4 +1,5 @@
 import type { RouteSecurity, WireRoute } from '@authority-runtime/sdk/wire';
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { TSchema } from 'typebox';
 import { INTENT_EXAMPLES } from './openapi-examples.js';
 
@@ -9,6 +10,7 @@ import { INTENT_EXAMPLES } from './openapi-examples.js';
  */
 
 type JsonObject = { [key: string]: unknown };
+type SwaggerDocument = ReturnType<NonNullable<FastifyDynamicSwaggerOptions['transformObject']>>;
 
 export interface OpenApiInput {
   readonly version: string;
@@ -81,7 +83,7 @@ const SECURITY_SCHEMES = {
     name: 'x-admin-token',
     description: 'The operator token (`AUTHORITY_ADMIN_TOKEN`)',
   },
-};
+} as const;
 
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -294,7 +296,7 @@ export function openApiOptions(
   version: string,
   registered: () => readonly { method: string; url: string }[],
   wire: { routes: readonly WireRoute[]; components: Readonly<Record<string, TSchema>> },
-) {
+): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
@@ -304,7 +306,7 @@ export function openApiOptions(
     transformObject: () => {
       const present = new Set(registered().map((route) => `${route.method} ${route.url}`));
       const routes = wire.routes.filter((route) => present.has(`${route.method} ${route.path}`));
-      return buildOpenApiDocument({ version, routes, components: wire.components });
+      return buildOpenApiDocument({ version, routes, components: wire.components }) as SwaggerDocument;
     },
   };
 }
