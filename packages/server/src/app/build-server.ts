@@ -27,6 +27,7 @@ import { createHttpMetrics } from '../http/metrics.js';
 import { counterStore } from '../http/rate-limit/counter-store.js';
 import { createRateLimiter } from '../http/rate-limit/rate-limiter.js';
 import { requestIdFor, stripVersionPrefix } from '../http/request-id.js';
+import { traceRequests } from '../http/request-tracing.js';
 import { type RegisteredRoute, recordRoute } from '../http/route-table.js';
 import { adminRoutes } from '../http/routes/admin.js';
 import { auditRoutes } from '../http/routes/audit.js';
@@ -112,6 +113,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
+  traceRequests(app);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorateRequest('principal', null);
   app.decorateRequest('clientAddress', null);

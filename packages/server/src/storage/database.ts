@@ -11,6 +11,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { tighten } from '../foundation/file-modes.js';
+import { SpanKind, tracingEnabled, withSpan } from '../foundation/tracing.js';
 import { createBoundedPool, kyselyPool } from './bounded-pg-pool.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
@@ -238,7 +239,15 @@ async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
 
 /** Opens SQLite (no databaseUrl) or PostgreSQL (a postgres:// databaseUrl). */
 export function openStorage(options: StorageOptions): Storage {
-  return options.databaseUrl
+  const storage = options.databaseUrl
     ? openPostgres({ ...options, databaseUrl: options.databaseUrl })
     : openSqlite(options);
+  const write = storage.writeTransaction;
+  // A `db.transaction` span around every write transaction when tracing is on.
+  const attributes = { 'db.system.name': storage.dialect === 'postgres' ? 'postgresql' : 'sqlite' };
+  storage.writeTransaction = (work) =>
+    tracingEnabled()
+      ? withSpan('db.transaction', { kind: SpanKind.CLIENT, attributes }, () => write(work))
+      : write(work);
+  return storage;
 }
