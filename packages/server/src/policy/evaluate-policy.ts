@@ -354,8 +354,10 @@ export function evaluatePolicy(
     explanation === undefined
       ? { matched, steps: meter.spent }
       : { matched, explanation, steps: meter.spent };
+  // An explanation covers every rule; otherwise only the candidates can match (rule-index.ts).
+  const rules = explanation === undefined ? policy.index.candidates(doc) : policy.rules;
   try {
-    for (const rule of policy.rules) {
+    for (const rule of rules) {
       const binding = failingBinding(rule, doc, meter);
       if (binding !== null) {
         explanation?.push({ ruleId: rule.id, effect: rule.effect, failed: { kind: 'binding', binding } });
