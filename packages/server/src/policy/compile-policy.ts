@@ -18,6 +18,7 @@ import {
   type Operator,
   type Rule,
 } from './rule.js';
+import { indexRules, type RuleIndex } from './rule-index.js';
 import { compileWindow, type TimeWindow } from './time-window.js';
 
 export type JsonType = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'other';
@@ -95,6 +96,8 @@ export interface CompiledRule {
 export interface CompiledPolicy {
   /** Sorted by priority, then id (UTF-16 code-unit order). */
   readonly rules: readonly CompiledRule[];
+  /** Selects the rules that can match a document (rule-index.ts). */
+  readonly index: RuleIndex;
 }
 
 const PRIMITIVE_TYPES: ReadonlySet<JsonType> = new Set(['null', 'boolean', 'number', 'string']);
@@ -197,6 +200,6 @@ export function compileRule(rule: Rule): CompiledRule {
 }
 
 export function compilePolicy(rules: readonly Rule[]): CompiledPolicy {
-  const compiled = rules.map(compileRule).sort(compareByPriorityThenId);
-  return { rules: Object.freeze(compiled) };
+  const compiled = Object.freeze(rules.map(compileRule).sort(compareByPriorityThenId));
+  return { rules: compiled, index: indexRules(compiled) };
 }

@@ -360,8 +360,10 @@ export function evaluatePolicy(
     explanation === undefined
       ? { matched, steps: meter.spent }
       : { matched, explanation, steps: meter.spent };
+  // An explanation covers every rule; otherwise only the candidates can match (rule-index.ts).
+  const rules = explanation === undefined ? policy.index.candidates(doc) : policy.rules;
   try {
-    for (const rule of policy.rules) {
+    for (const rule of rules) {
       const inactive = rule.window === null ? null : inactivityAt(rule.window, options.at);
       if (inactive !== null) {
         explanation?.push({
