@@ -1,4 +1,5 @@
 import type { PhysicalTables } from './physical-schema.js';
+import type { WitnessTables } from './witness-schema.js';
 
 /**
  * Row types of the schema. Times are integer milliseconds since the epoch on both engines, JSON
@@ -38,7 +39,7 @@ export interface BootstrapTable {
   created_at: number;
 }
 
-export interface Database extends DomainTables, PhysicalTables {
+export interface Database extends DomainTables, PhysicalTables, WitnessTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   bootstrap: BootstrapTable;
