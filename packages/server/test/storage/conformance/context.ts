@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { chainBreakRepository } from '../../../src/audit/chain-break-repository.js';
 import { checkpointRepository } from '../../../src/audit/checkpoint-repository.js';
 import { chainRepository } from '../../../src/chain/chain-repository.js';
+import { subtreeHashRepository } from '../../../src/chain/subtree-hash-repository.js';
 import { connectorRepository } from '../../../src/connectors/connector-repository.js';
 import { idempotencyRepository } from '../../../src/idempotency/idempotency-repository.js';
 import { approvalRepository } from '../../../src/intent/repositories/approval-repository.js';
@@ -58,6 +59,7 @@ const REPOSITORIES = {
   revocationRepository,
   signingKeyRepository,
   snapshotRepository,
+  subtreeHashRepository,
   actorRepository,
   tenantRepository,
   tenantSecretRepository,

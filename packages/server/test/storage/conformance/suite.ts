@@ -8,6 +8,7 @@ import { connectorConformance } from './connectors.js';
 import { type CallLog, type Conformance, repositoryMethods, trackedRepositories } from './context.js';
 import { idempotencyConformance } from './idempotency.js';
 import { intentConformance } from './intent.js';
+import { merkleTreeConformance } from './merkle-tree.js';
 import { physicalConformance } from './physical.js';
 import { physicalPolicyAndKeyConformance } from './physical-policy-and-keys.js';
 import { portalConformance } from './portal.js';
@@ -46,6 +47,7 @@ export function storageConformance(engine: SqlDialect): void {
     tenantAndKeyConformance(conformance);
     tenantControlConformance(conformance);
     chainConformance(conformance);
+    merkleTreeConformance(conformance);
     tokenConformance(conformance);
     idempotencyConformance(conformance);
     webhookConformance(conformance);
