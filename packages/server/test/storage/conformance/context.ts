@@ -30,6 +30,7 @@ import { tenantSettingsRepository } from '../../../src/tenancy/tenant-settings-r
 import { signingKeyRepository } from '../../../src/tokens/signing-key-repository.js';
 import { tenantSecretRepository } from '../../../src/tokens/tenant-secret-repository.js';
 import { tokenNonceRepository } from '../../../src/tokens/token-nonce-repository.js';
+import { witnessRepository } from '../../../src/transparency/witness-repository.js';
 import { deliveryRepository } from '../../../src/webhooks/delivery-repository.js';
 import { endpointRepository } from '../../../src/webhooks/endpoint-repository.js';
 import type { manualClock } from '../../helpers/app.js';
@@ -66,6 +67,7 @@ const REPOSITORIES = {
   ticketRepository,
   tokenNonceRepository,
   verificationRepository,
+  witnessRepository,
 };
 
 export type Repositories = typeof REPOSITORIES;
