@@ -1,3 +1,4 @@
+import { WIRE_COMPONENTS, WIRE_ROUTE_LIST } from '@authority-runtime/sdk/wire';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
@@ -23,8 +24,10 @@ import type { Clock } from '../foundation/clock.js';
 import { VERSION } from '../foundation/version.js';
 import { PUBLIC } from '../http/access.js';
 import { type AccessControl, checkAccess, checkTenantReferences } from '../http/authentication.js';
+import { isCorsPreflightRoute, registerCors } from '../http/cors.js';
 import { sendError, toAppError } from '../http/error-envelope.js';
 import { createHttpMetrics, observePool } from '../http/metrics.js';
+import { openApiOptions } from '../http/openapi.js';
 import { counterStore } from '../http/rate-limit/counter-store.js';
 import { createRateLimiter } from '../http/rate-limit/rate-limiter.js';
 import { requestIdFor, stripVersionPrefix } from '../http/request-id.js';
@@ -173,6 +176,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   // Every route must say who may call it; routes added by plugins (the docs UI) are public.
   app.addHook('onRoute', (route) => {
+    if (isCorsPreflightRoute(route.method, route.url)) {
+      // Answered by the CORS hook before routing; it is no path of the API and takes no 405.
+      route.config = { ...(route.config ?? {}), access: PUBLIC };
+      return;
+    }
     for (const method of typeof route.method === 'string' ? [route.method] : route.method) {
       methods.on(method as HTTPMethod, route.url, () => {});
       knownMethods.add(method as HTTPMethod);
@@ -205,6 +213,10 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       reply.header('connection', 'close');
       throw new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down');
     }
+  });
+  // CORS before access checks, so that refusals carry its headers and preflights need no credential.
+  if (config.corsOrigins.length > 0) await registerCors(app, config.corsOrigins);
+  app.addHook('onRequest', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
     request.principal = await checkAccess(request, reply, accessControl, access);
@@ -257,26 +269,13 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     return sendError(request, reply, appError);
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Authority Runtime',
-        version: VERSION,
-        description: 'Authorization runtime for AI agents and physical machines.',
-      },
-      // Relative (contract §13.4): "Try it out" in /docs works from whatever address serves it.
-      servers: [{ url: '/' }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'API key (service_live_…)' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token' },
-          portalSession: { type: 'apiKey', in: 'header', name: 'x-portal-session-id' },
-        },
-      },
-    },
-  });
+  await app.register(
+    swagger,
+    openApiOptions(VERSION, () => app.registeredRoutes, {
+      routes: WIRE_ROUTE_LIST,
+      components: WIRE_COMPONENTS,
+    }),
+  );
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   await app.register(healthRoutes, { config, storage, redis: deps.redis, metrics });
