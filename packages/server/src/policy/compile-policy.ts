@@ -19,6 +19,7 @@ import {
   type Rule,
 } from './rule.js';
 import { indexRules, type RuleIndex } from './rule-index.js';
+import { compileWindow, type TimeWindow } from './time-window.js';
 
 export type JsonType = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'other';
 
@@ -88,6 +89,8 @@ export interface CompiledRule {
   readonly matched: MatchedRule;
   readonly bindings: CompiledBindings | null;
   readonly conditions: CompiledNode | null;
+  /** `activeFrom` / `activeUntil`; null when the rule is always active. */
+  readonly window: TimeWindow | null;
 }
 
 export interface CompiledPolicy {
@@ -187,6 +190,7 @@ export function compileRule(rule: Rule): CompiledRule {
       matched: Object.freeze({ id: rule.id, effect: rule.effect, priority }),
       bindings: compileBindings(rule),
       conditions: rule.conditions === undefined ? null : compileNode(rule.conditions),
+      window: compileWindow(rule.activeFrom, rule.activeUntil),
     };
   } catch (error) {
     throw new Error(

@@ -37,8 +37,8 @@ describe('rule index', () => {
         const policy = compiled(rules);
         const order = new Map(policy.rules.map((rule, position) => [rule, position]));
         for (const doc of docs) {
-          const scan = evaluatePolicy(policy, doc, { explain: true });
-          const indexed = evaluatePolicy(policy, doc, { explain: false });
+          const scan = evaluatePolicy(policy, doc, { at: 0, explain: true });
+          const indexed = evaluatePolicy(policy, doc, { at: 0, explain: false });
           assert.deepEqual(indexed.matched, scan.matched);
           const candidates = policy.index.candidates(doc);
           const positions = candidates.map((rule) => order.get(rule) ?? -1);
@@ -174,7 +174,7 @@ describe('rule index against cedar-wasm', () => {
         const policy = compiled(built.map((b) => b.rule));
         const texts = Object.fromEntries(built.map((b) => [b.rule.id, b.text]));
         for (const doc of docs) {
-          const { matched } = evaluatePolicy(policy, doc, { explain: false });
+          const { matched } = evaluatePolicy(policy, doc, { at: 0, explain: false });
           const effect = matched.length === 0 ? 'DENY' : decide(matched).effect;
           const ours = {
             decision: effect === 'ALLOW' ? 'allow' : 'deny',
