@@ -1,5 +1,7 @@
 // Prints the functions with the most self time in a V8 .cpuprofile (from `node --cpu-prof`).
-// Run: npx tsx bench/profile-top.ts <file.cpuprofile> [--top 25]
+// Run: npx tsx bench/profile-top.ts <file.cpuprofile> [--top 25] [--by function|module]
+// `--by module` adds up self time per package (node_modules/<name>), per source folder of ours
+// (packages/server/src/<folder>), node's own modules, and V8's entries such as (garbage collector).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -15,12 +17,22 @@ interface Profile {
 }
 
 const { values, positionals } = parseArgs({
-  options: { top: { type: 'string', default: '25' } },
+  options: { top: { type: 'string', default: '25' }, by: { type: 'string', default: 'function' } },
   allowPositionals: true,
 });
 const file = positionals[0];
 if (file === undefined) throw new Error('usage: profile-top.ts <file.cpuprofile> [--top N]');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+
+function moduleOf(url: string, functionName: string): string {
+  if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
+  const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (dependency) return `node_modules/${dependency[1]}`;
+  const ours = /packages\/([^/]+)\/src\/([^/]+)/.exec(url);
+  if (ours) return `packages/${ours[1]}/src/${ours[2]}`;
+  if (url.startsWith('node:')) return url;
+  return url.replace(/^.*\/(bench\/)/, '$1');
+}
 
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const selfMicros = new Map<string, number>();
@@ -32,7 +44,8 @@ profile.samples.forEach((id, index) => {
   const { functionName, url, lineNumber } = node.callFrame;
   const where =
     url === '' ? '' : ` ${url.replace(/^.*\/(packages|node_modules)\//, '$1/')}:${lineNumber + 1}`;
-  const key = `${functionName || '(anonymous)'}${where}`;
+  const key =
+    values.by === 'module' ? moduleOf(url, functionName) : `${functionName || '(anonymous)'}${where}`;
   selfMicros.set(key, (selfMicros.get(key) ?? 0) + delta);
   total += delta;
 });
