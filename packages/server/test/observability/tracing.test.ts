@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { startTracing, type TracingHandle } from '../../src/app/tracing-sdk.js';
-import { traceFields, tracingEnabled, tracingRequested } from '../../src/foundation/tracing.js';
+import {
+  traceFields,
+  tracingEnabled,
+  tracingRequested,
+  withTraceHeaders,
+} from '../../src/foundation/tracing.js';
 import { PUBLIC } from '../../src/http/access.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { intentPayload } from '../helpers/intents.js';
@@ -25,6 +30,9 @@ describe('tracing decides by the OTEL_* environment', () => {
       false,
     );
     assert.equal(tracingEnabled(), false, 'nothing started: the helpers are off');
+    const headers = { 'user-agent': 'x' };
+    assert.equal(withTraceHeaders(headers), headers, 'no traceparent goes out');
+    assert.deepEqual(traceFields(), {}, 'log lines get no trace fields');
   });
 });
 
