@@ -1,20 +1,15 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { decodeIdCursor, nextIdCursor } from '../../foundation/cursor.js';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { Nullable, tenantSecurity } from '../../http/schemas.js';
+import { Nullable } from '../../http/schemas.js';
+import { wireSchema } from '../../http/wire-schema.js';
 import { TICKET_STATUSES } from '../domain/index.js';
 import type { PhysicalTickets, TicketView } from '../use-cases/physical-tickets.js';
 import type { TicketRequests } from '../use-cases/ticket-requests.js';
-import {
-  DEFAULT_PAGE_LIMIT,
-  IdSegment,
-  Millis,
-  PageQuery,
-  physicalErrors,
-  StructuredGoalView,
-} from './physical-schemas.js';
+import { DEFAULT_PAGE_LIMIT, Millis, StructuredGoalView } from './physical-schemas.js';
 
 export const TicketSchema = Type.Object({
   ticketId: Type.String({ description: 'esc_ + UUIDv7' }),
@@ -45,8 +40,6 @@ export const TicketSchema = Type.Object({
   ),
 });
 
-const TicketParams = Type.Object({ ticketId: IdSegment });
-
 /** Operator tickets of escalated physical requests (document 02 "Approvals", contract §9). */
 export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{
   tickets: PhysicalTickets;
@@ -65,22 +58,7 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{
     '/physical/approvals',
     {
       config: needs('physical:approvals:read'),
-      schema: {
-        tags: ['physical'],
-        summary: 'Tickets by status (default pending), newest first',
-        security: tenantSecurity,
-        querystring: Type.Object(
-          {
-            status: Type.Optional(Type.Enum(TICKET_STATUSES, { description: 'Default pending' })),
-            ...PageQuery,
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({ tickets: Type.Array(TicketSchema), nextCursor: Nullable(Type.String()) }),
-          ...physicalErrors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.listTickets),
     },
     async (request) => {
       const page = await tickets.list(principalOf(request).tenantId, {
@@ -99,13 +77,7 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{
     '/physical/approvals/:ticketId',
     {
       config: needs('physical:approvals:read'),
-      schema: {
-        tags: ['physical'],
-        summary: 'Poll one ticket',
-        security: tenantSecurity,
-        params: TicketParams,
-        response: { 200: TicketSchema, ...physicalErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.getTicket),
     },
     async (request) => {
       const tenantId = principalOf(request).tenantId;
@@ -118,22 +90,7 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{
     '/physical/approvals/:ticketId/decide',
     {
       config: needs('physical:approvals:decide'),
-      schema: {
-        tags: ['physical'],
-        summary:
-          'Approve or reject a pending ticket; the authenticated principal is recorded as approvedBy (409 when not pending)',
-        security: tenantSecurity,
-        params: TicketParams,
-        body: Type.Object(
-          {
-            decision: Type.Enum(['approved', 'rejected']),
-            operator: Type.String({ minLength: 1, maxLength: 200, description: 'Display only' }),
-            reason: Type.Optional(Type.String({ maxLength: 2000, description: 'Recorded on rejection' })),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: TicketSchema, ...physicalErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.decideTicket),
     },
     async (request) => {
       const principal = principalOf(request);
