@@ -1,44 +1,12 @@
 import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { decodeIdCursor, nextIdCursor } from '../../foundation/cursor.js';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { Nullable } from '../../http/schemas.js';
 import { wireSchema } from '../../http/wire-schema.js';
-import { TICKET_STATUSES } from '../domain/index.js';
 import type { PhysicalTickets, TicketView } from '../use-cases/physical-tickets.js';
 import type { TicketRequests } from '../use-cases/ticket-requests.js';
-import { DEFAULT_PAGE_LIMIT, Millis, StructuredGoalView } from './physical-schemas.js';
-
-export const TicketSchema = Type.Object({
-  ticketId: Type.String({ description: 'esc_ + UUIDv7' }),
-  tenantId: Type.String(),
-  status: Type.Enum(TICKET_STATUSES),
-  approvedBy: Nullable(Type.String({ description: 'The principal that decided (approve or reject)' })),
-  approvedAtMs: Nullable(Millis),
-  rejectionReason: Nullable(Type.String()),
-  expiresAtMs: Millis,
-  intent: Type.Object({ oiCode: Type.String(), structuredGoal: StructuredGoalView }),
-  createdAtMs: Millis,
-  approvalUrl: Type.String(),
-  operator: Nullable(Type.String({ description: 'Display name given with the decision' })),
-  request: Nullable(
-    Type.Object(
-      {
-        actorIdentity: Type.String(),
-        actorKind: Type.String(),
-        safetyBit: Type.Boolean(),
-        safetyCitations: Type.Array(Type.String()),
-        clauseIds: Type.Array(Type.String()),
-        safeDefault: Type.String(),
-      },
-      {
-        description: 'The escalated request: its actor, safety bit and citations, and the clauses that fired',
-      },
-    ),
-  ),
-});
+import { DEFAULT_PAGE_LIMIT } from './physical-schemas.js';
 
 /** Operator tickets of escalated physical requests (document 02 "Approvals", contract §9). */
 export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{
