@@ -51,7 +51,11 @@ describe('answers against the wire schemas', () => {
 
   it('operator routes: create, update, unknown tenant, no token', async () => {
     const admin = { 'x-admin-token': ADMIN_TOKEN };
-    const created = await call(WIRE_ROUTES.createTenant, admin, { id: 'globex', name: 'Globex', plan: 'free' });
+    const created = await call(WIRE_ROUTES.createTenant, admin, {
+      id: 'globex',
+      name: 'Globex',
+      plan: 'free',
+    });
     assert.equal(created.statusCode, 201, created.body);
     const updated = await t.app.inject({
       method: 'PATCH',
