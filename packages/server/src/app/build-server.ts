@@ -16,6 +16,7 @@ import Fastify, {
 } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Redis } from 'ioredis';
+import { observeCheckpointLag } from '../audit/checkpoint-metrics.js';
 import type { Config } from '../config/config.js';
 import { countConnectorExecutions } from '../connectors/connector-metrics.js';
 import { AppError } from '../errors/app-error.js';
@@ -25,11 +26,12 @@ import { PUBLIC } from '../http/access.js';
 import { type AccessControl, checkAccess, checkTenantReferences } from '../http/authentication.js';
 import { isCorsPreflightRoute, registerCors } from '../http/cors.js';
 import { sendError, toAppError } from '../http/error-envelope.js';
-import { createHttpMetrics } from '../http/metrics.js';
+import { createHttpMetrics, observePool } from '../http/metrics.js';
 import { openApiOptions } from '../http/openapi.js';
 import { counterStore } from '../http/rate-limit/counter-store.js';
 import { createRateLimiter } from '../http/rate-limit/rate-limiter.js';
 import { requestIdFor, stripVersionPrefix } from '../http/request-id.js';
+import { traceRequests } from '../http/request-tracing.js';
 import { type RegisteredRoute, recordRoute } from '../http/route-table.js';
 import { adminRoutes } from '../http/routes/admin.js';
 import { auditRoutes } from '../http/routes/audit.js';
@@ -46,7 +48,7 @@ import { tenantControlRoutes } from '../http/routes/tenant-controls.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
 import { authorityEvaluateRoutes } from '../intent/routes/authority-evaluate.js';
-import { observeDecisionCommits } from '../intent/routes/decision-metrics.js';
+import { observeDecisionCommits, observePendingApprovals } from '../intent/routes/decision-metrics.js';
 import { intentEvidenceRoutes } from '../intent/routes/intent-evidence.js';
 import { intentRoutes } from '../intent/routes/intents.js';
 import { policyRoutes } from '../intent/routes/policy.js';
@@ -55,7 +57,7 @@ import { tokenRoutes } from '../intent/routes/tokens.js';
 import { physicalRoutes } from '../physical/routes/physical-routes.js';
 import { findBodyProblem } from '../request-checks/body-shape.js';
 import type { Storage } from '../storage/database.js';
-import { countWebhookDeliveries } from '../webhooks/webhook-metrics.js';
+import { countWebhookDeliveries, observeWebhookOutbox } from '../webhooks/webhook-metrics.js';
 import { createServices, type Services } from './services.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -115,6 +117,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
+  traceRequests(app);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorateRequest('principal', null);
   app.decorateRequest('clientAddress', null);
@@ -314,6 +317,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   countWebhookDeliveries(metrics.registry, services.webhookWorker);
   countConnectorExecutions(metrics.registry, services.connectors);
   observeDecisionCommits(metrics.registry, services.decisionLoop);
+  // The pool is read first in a scrape, before the gauges below put their queries on it.
+  observePool(metrics.registry, storage);
+  observePendingApprovals(metrics.registry, storage, clock);
+  observeWebhookOutbox(metrics.registry, storage);
+  observeCheckpointLag(metrics.registry, storage, clock);
   if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });
 
   if (deps.backgroundJobs !== false) {

@@ -46,7 +46,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox<{
         explain: request.query.explain === true,
         idempotencyKey: typeof key === 'string' ? key : undefined,
       });
-      metrics.decisions.inc({ outcome: String(result.body.authorityDecision.decision) });
+      metrics.decisions.inc({ decision: String(result.body.authorityDecision.decision) });
       return reply.code(result.statusCode).send(result.body);
     },
   );
