@@ -1,6 +1,6 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Redis } from 'ioredis';
-import { Type } from 'typebox';
 import type { Config } from '../../config/config.js';
 import { AppError } from '../../errors/app-error.js';
 import { VERSION } from '../../foundation/version.js';
@@ -8,6 +8,7 @@ import type { Storage } from '../../storage/database.js';
 import { secretsEqual } from '../../tenancy/api-key-secret.js';
 import { PUBLIC } from '../access.js';
 import type { HttpMetrics } from '../metrics.js';
+import { wireSchema } from '../wire-schema.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -46,17 +47,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
     '/health',
     {
       config: { access: PUBLIC },
-      schema: {
-        tags: ['health'],
-        summary: 'Liveness',
-        response: {
-          200: Type.Object({
-            status: Type.Literal('ok'),
-            version: Type.String(),
-            uptimeSeconds: Type.Number(),
-          }),
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.health),
     },
     async () => ({
       status: 'ok' as const,
@@ -65,23 +56,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
     }),
   );
 
-  const ReadyBody = Type.Object({
-    ready: Type.Boolean(),
-    checks: Type.Object({
-      database: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-      redis: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('unavailable')])),
-    }),
-  });
-
   app.get(
     '/ready',
     {
       config: { access: PUBLIC },
-      schema: {
-        tags: ['health'],
-        summary: 'Readiness: 503 naming the failing check when a dependency cannot be reached',
-        response: { 200: ReadyBody, 503: ReadyBody },
-      },
+      schema: wireSchema(WIRE_ROUTES.ready),
     },
     async (_request, reply) => {
       const database = await check(() => storage.ping());
@@ -96,10 +75,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
     '/metrics',
     {
       config: { access: PUBLIC },
-      schema: {
-        tags: ['health'],
-        summary: 'Prometheus metrics; requires Authorization: Bearer $METRICS_TOKEN when that is set',
-      },
+      schema: wireSchema(WIRE_ROUTES.metrics),
     },
     async (request, reply) => {
       if (config.metricsToken !== undefined) {

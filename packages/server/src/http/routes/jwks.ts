@@ -1,13 +1,10 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { AppError } from '../../errors/app-error.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import { PUBLIC } from '../access.js';
-import { ErrorResponse } from '../schemas.js';
-
-const Jwks = Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
-const Params = Type.Object({ tenantId: Type.String({ maxLength: 63 }) });
+import { wireSchema } from '../wire-schema.js';
 
 /** Public key sets: ACTIVE and PREVIOUS keys (verify tokens), and the archive of RETIRED keys (receipts). */
 export const jwksRoutes: FastifyPluginAsyncTypebox<{
@@ -21,12 +18,12 @@ export const jwksRoutes: FastifyPluginAsyncTypebox<{
   const sets = [
     {
       file: 'jwks.json',
-      summary: "The tenant's token verification keys (ACTIVE and PREVIOUS)",
+      route: WIRE_ROUTES.getTenantJwks,
       read: (tenantId: string) => signingKeys.jwks(tenantId),
     },
     {
       file: 'jwks-archive.json',
-      summary: "The tenant's RETIRED public keys, kept to verify old receipts and checkpoints",
+      route: WIRE_ROUTES.getTenantJwksArchive,
       read: (tenantId: string) => signingKeys.archive(tenantId),
     },
   ];
@@ -35,12 +32,7 @@ export const jwksRoutes: FastifyPluginAsyncTypebox<{
       `/.well-known/authority/:tenantId/${set.file}`,
       {
         config: { access: PUBLIC },
-        schema: {
-          tags: ['keys'],
-          summary: set.summary,
-          params: Params,
-          response: { 200: Jwks, 404: ErrorResponse },
-        },
+        schema: wireSchema(set.route),
       },
       async (request, reply) => {
         await tenantExists(request.params.tenantId);

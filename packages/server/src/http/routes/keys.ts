@@ -1,37 +1,16 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { KeyService } from '../../tenancy/key-service.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import {
-  IdParams,
-  IsoDateTime,
-  IssuedKeySchema,
-  KeySummarySchema,
-  tenantErrors,
-  tenantSecurity,
-} from '../schemas.js';
+import { wireSchema } from '../wire-schema.js';
 
 export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async (app, { keys }) => {
   app.post(
     '/keys',
     {
       config: needs('keys:manage'),
-      schema: {
-        tags: ['keys'],
-        summary: 'Create an API key; the key is returned once and never again',
-        security: tenantSecurity,
-        body: Type.Object(
-          {
-            name: Type.String({ minLength: 1, maxLength: 200 }),
-            role: Type.String(),
-            scopes: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
-            expiresAt: Type.Optional(IsoDateTime),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 201: IssuedKeySchema, 409: tenantErrors[404], ...tenantErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.createApiKey),
     },
     async (request, reply) => {
       const principal = principalOf(request);
@@ -44,12 +23,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
     '/keys',
     {
       config: needs('keys:manage'),
-      schema: {
-        tags: ['keys'],
-        summary: "List the tenant's API keys (never the secrets)",
-        security: tenantSecurity,
-        response: { 200: Type.Object({ keys: Type.Array(KeySummarySchema) }), ...tenantErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.listApiKeys),
     },
     async (request) => ({ keys: await keys.list(principalOf(request).tenantId) }),
   );
@@ -58,13 +32,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
     '/keys/:id',
     {
       config: needs('keys:manage'),
-      schema: {
-        tags: ['keys'],
-        summary: 'Revoke an API key (idempotent); another tenant’s key id answers 404',
-        security: tenantSecurity,
-        params: IdParams,
-        response: { 204: Type.Null(), ...tenantErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.revokeApiKey),
     },
     async (request, reply) => {
       await keys.revoke(principalOf(request).tenantId, request.params.id);

@@ -1,19 +1,16 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { AppError } from '../../errors/app-error.js';
 import type { CidrBlock } from '../../foundation/ip-allowlist.js';
 import type { PortalUserPrincipal } from '../../identity/principal.js';
-import { MAX_PASSWORD_LENGTH } from '../../portal/password-hash.js';
 import type { PortalService } from '../../portal/portal-service.js';
-import { MAX_EMAIL_LENGTH, normalizeEmail } from '../../portal/portal-users.js';
+import { normalizeEmail } from '../../portal/portal-users.js';
 import { PORTAL_SESSION, PUBLIC } from '../access.js';
 import { requestAddress } from '../client-address.js';
 import { addressBucket, LOGIN_LIMIT_PER_MINUTE } from '../rate-limit/limits.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
-import { ErrorResponse, IsoDateTime, RoleSchema, tenantErrors } from '../schemas.js';
-
-const portalSecurity: Array<Record<string, string[]>> = [{ portalSession: [] }];
+import { wireSchema } from '../wire-schema.js';
 
 function portalPrincipalOf(request: FastifyRequest): PortalUserPrincipal {
   const principal = request.principal;
@@ -42,35 +39,7 @@ export const portalRoutes: FastifyPluginAsyncTypebox<{
           { scope: 'login_address', key: `login_address:${address}`, limit: LOGIN_LIMIT_PER_MINUTE },
         ]);
       },
-      schema: {
-        tags: ['portal'],
-        summary: 'Sign a console user in; 10 attempts a minute per address and per account; failures audited',
-        body: Type.Object(
-          {
-            tenantId: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$' }),
-            email: Type.String({ minLength: 3, maxLength: MAX_EMAIL_LENGTH }),
-            password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            sessionId: Type.String({ description: 'Send as x-portal-session-id; shown only here' }),
-            mfaRequired: Type.Boolean({
-              description: 'The session must pass POST /portal/mfa before routes outside /portal/*',
-            }),
-            mfaEnrolled: Type.Boolean(),
-            expiresAt: IsoDateTime,
-            user: Type.Object({ id: Type.String(), email: Type.String(), role: RoleSchema }),
-          }),
-          400: ErrorResponse,
-          401: ErrorResponse,
-          403: ErrorResponse,
-          429: ErrorResponse,
-          500: ErrorResponse,
-          503: ErrorResponse,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.portalLogin),
     },
     async (request, reply) => {
       const { tenantId, email } = request.body;
@@ -90,19 +59,7 @@ export const portalRoutes: FastifyPluginAsyncTypebox<{
     '/portal/mfa/enroll',
     {
       config: { access: PORTAL_SESSION },
-      schema: {
-        tags: ['portal'],
-        summary:
-          'Start TOTP enrollment: a new secret as an otpauth URI, active once POST /portal/mfa confirms it',
-        security: portalSecurity,
-        response: {
-          200: Type.Object({
-            otpauthUri: Type.String(),
-            secret: Type.String({ description: 'The same secret in base32, for manual entry' }),
-          }),
-          ...tenantErrors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.portalMfaEnroll),
     },
     async (request, reply) =>
       reply.header('cache-control', 'no-store').send(await portal.enroll(portalPrincipalOf(request))),
@@ -112,24 +69,7 @@ export const portalRoutes: FastifyPluginAsyncTypebox<{
     '/portal/mfa',
     {
       config: { access: PORTAL_SESSION },
-      schema: {
-        tags: ['portal'],
-        summary:
-          'Verify a TOTP code for the session (each code is accepted once); confirms a pending enrollment and issues a new sessionId',
-        security: portalSecurity,
-        body: Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$' }) }, { additionalProperties: false }),
-        response: {
-          200: Type.Object({
-            mfaVerified: Type.Literal(true),
-            enrolled: Type.Boolean(),
-            sessionId: Type.String({
-              description: 'The session from now on: the id used for this request has ended',
-            }),
-          }),
-          409: ErrorResponse,
-          ...tenantErrors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.portalMfa),
     },
     async (request, reply) =>
       reply
@@ -141,12 +81,7 @@ export const portalRoutes: FastifyPluginAsyncTypebox<{
     '/portal/logout',
     {
       config: { access: PORTAL_SESSION },
-      schema: {
-        tags: ['portal'],
-        summary: 'End the session',
-        security: portalSecurity,
-        response: { 204: Type.Null(), ...tenantErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.portalLogout),
     },
     async (request, reply) => {
       await portal.logout(portalPrincipalOf(request));

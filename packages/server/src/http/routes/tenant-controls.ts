@@ -1,18 +1,9 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { TenantControls } from '../../tenancy/tenant-controls.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { IsoDateTime, Nullable, tenantErrors, tenantSecurity } from '../schemas.js';
-
-const TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 63 }) });
-const ActorSchema = Type.Object({
-  actorId: Type.String(),
-  status: Type.Enum(['active', 'blocked']),
-  reason: Nullable(Type.String()),
-  updatedAt: IsoDateTime,
-  updatedBy: Type.String(),
-});
+import { wireSchema } from '../wire-schema.js';
 
 export const tenantControlRoutes: FastifyPluginAsyncTypebox<{ controls: TenantControls }> = async (
   app,
@@ -22,25 +13,7 @@ export const tenantControlRoutes: FastifyPluginAsyncTypebox<{ controls: TenantCo
     '/authority/kill-switch/:tenantId',
     {
       config: needs('authority:killswitch:write'),
-      schema: {
-        tags: ['tenancy'],
-        summary: 'Turn the tenant kill switch on (every intent DENIED at gate kill_switch) or off; audited',
-        security: tenantSecurity,
-        params: TenantParams,
-        body: Type.Object(
-          { enabled: Type.Boolean(), reason: Type.Optional(Type.String({ maxLength: 500 })) },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            enabled: Type.Boolean(),
-            reason: Nullable(Type.String()),
-            changedBy: Nullable(Type.String()),
-            changedAt: Nullable(IsoDateTime),
-          }),
-          ...tenantErrors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.setKillSwitch),
     },
     async (request) => {
       const principal = principalOf(request);
@@ -52,27 +25,7 @@ export const tenantControlRoutes: FastifyPluginAsyncTypebox<{ controls: TenantCo
     '/authority/floor/:tenantId',
     {
       config: needs('authority:floor:write'),
-      schema: {
-        tags: ['policy'],
-        summary:
-          'Disable (with the agreement version) or re-enable the catastrophic floor; owner only, audited',
-        security: tenantSecurity,
-        params: TenantParams,
-        body: Type.Object(
-          { enabled: Type.Boolean(), agreementVersion: Type.Optional(Type.String({ maxLength: 40 })) },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            tenantId: Type.String(),
-            enabled: Type.Boolean(),
-            agreementVersion: Nullable(Type.String()),
-            changedBy: Nullable(Type.String()),
-            changedAt: Nullable(IsoDateTime),
-          }),
-          ...tenantErrors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.setFloor),
     },
     async (request) => {
       const principal = principalOf(request);
@@ -84,12 +37,7 @@ export const tenantControlRoutes: FastifyPluginAsyncTypebox<{ controls: TenantCo
     '/authority/actors',
     {
       config: needs('authority:policy:read'),
-      schema: {
-        tags: ['policy'],
-        summary: "The tenant's actor list (blocked actors are DENIED at gate rbac)",
-        security: tenantSecurity,
-        response: { 200: Type.Object({ actors: Type.Array(ActorSchema) }), ...tenantErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.listAuthorityActors),
     },
     async (request) => ({ actors: await controls.actors(principalOf(request).tenantId) }),
   );
@@ -98,20 +46,7 @@ export const tenantControlRoutes: FastifyPluginAsyncTypebox<{ controls: TenantCo
     '/authority/actors/:actorId',
     {
       config: needs('authority:policy:write'),
-      schema: {
-        tags: ['policy'],
-        summary: 'Block or re-activate an actor; audited',
-        security: tenantSecurity,
-        params: Type.Object({ actorId: Type.String({ minLength: 1, maxLength: 200 }) }),
-        body: Type.Object(
-          {
-            status: Type.Enum(['active', 'blocked']),
-            reason: Type.Optional(Type.String({ maxLength: 500 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: ActorSchema, ...tenantErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.setAuthorityActor),
     },
     async (request) => {
       const principal = principalOf(request);

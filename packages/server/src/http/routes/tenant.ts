@@ -1,8 +1,9 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors/app-error.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
 import { needs } from '../access.js';
-import { TenantSchema, tenantErrors, tenantSecurity } from '../schemas.js';
+import { wireSchema } from '../wire-schema.js';
 
 export const tenantRoutes: FastifyPluginAsyncTypebox<{ tenants: TenantService }> = async (
   app,
@@ -12,12 +13,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox<{ tenants: TenantService }>
     '/tenant',
     {
       config: needs('any'),
-      schema: {
-        tags: ['tenancy'],
-        summary: "The calling credential's tenant",
-        security: tenantSecurity,
-        response: { 200: TenantSchema, ...tenantErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.getTenant),
     },
     async (request) => {
       const tenantId = request.principal?.tenantId ?? '';

@@ -1,12 +1,10 @@
 import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { AppError, validationError } from '../../errors/app-error.js';
 import { decodeIdCursor, encodeIdCursor } from '../../foundation/cursor.js';
 import { needs } from '../../http/access.js';
 import type { HttpMetrics } from '../../http/metrics.js';
 import { principalOf } from '../../http/principal.js';
-import { tenantErrors } from '../../http/schemas.js';
 import { wireSchema } from '../../http/wire-schema.js';
 import { checkIdempotencyKey } from '../../request-checks/idempotency-key.js';
 import {
@@ -16,37 +14,6 @@ import {
 } from '../domain/intent-request.js';
 import type { DecisionLoop } from '../use-cases/decision-loop.js';
 import type { IntentReads } from '../use-cases/intent-reads.js';
-
-const _IntentView = Type.Object({
-  intentId: Type.String(),
-  correlationId: Type.String(),
-  tenantId: Type.String(),
-  request: Type.Unknown(),
-  status: Type.String(),
-  authorityDecision: Type.Unknown(),
-  hypotheses: Type.Unknown(),
-  approval: Type.Optional(Type.Unknown()),
-  execution: Type.Unknown(),
-  tokenIssued: Type.Boolean(),
-  auditEntries: Type.Optional(
-    Type.Array(Type.Object({ index: Type.Integer(), eventType: Type.String(), entryHash: Type.String() })),
-  ),
-  createdAt: Type.String(),
-});
-const _IntentResponse = Type.Object({
-  intentId: Type.String(),
-  correlationId: Type.String(),
-  authorityDecision: Type.Unknown(),
-  audit: Type.Object({ entriesWritten: Type.Integer(), latestHash: Type.String() }),
-  execution: Type.Unknown(),
-  authorityDecisionToken: Type.Optional(Type.String()),
-  escalationId: Type.Optional(Type.String()),
-  approvalUrl: Type.Optional(
-    Type.String({ description: 'ESCALATED: AUTHORITY_APPROVAL_URL + "/" + escalationId, the console page' }),
-  ),
-  approval: Type.Optional(Type.Unknown()),
-});
-const _errors = { ...tenantErrors, 409: tenantErrors[404] };
 
 export const intentRoutes: FastifyPluginAsyncTypebox<{
   decisionLoop: DecisionLoop;

@@ -1,31 +1,10 @@
 import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { IsoDateTime, tenantErrors } from '../../http/schemas.js';
 import { wireSchema } from '../../http/wire-schema.js';
 import { getPack, POLICY_PACKS } from '../../policy/packs.js';
 import type { PolicyStore, PolicyVersion } from '../use-cases/policy-store.js';
-
-const _PolicyVersionSchema = Type.Object({
-  id: Type.String(),
-  version: Type.Integer(),
-  active: Type.Boolean(),
-  rules: Type.Array(Type.Unknown()),
-  packs: Type.Array(Type.String()),
-  createdAt: IsoDateTime,
-  createdBy: Type.String(),
-  activatedAt: Type.Union([IsoDateTime, Type.Null()]),
-});
-const _PackSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  version: Type.String(),
-  rules: Type.Array(Type.Unknown()),
-});
-const _errors = { ...tenantErrors, 409: tenantErrors[404] };
 
 function view(policy: PolicyVersion) {
   const { tenantId, ...rest } = policy;

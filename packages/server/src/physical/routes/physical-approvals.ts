@@ -1,51 +1,12 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { decodeIdCursor, nextIdCursor } from '../../foundation/cursor.js';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { Nullable, tenantSecurity } from '../../http/schemas.js';
-import { TICKET_STATUSES } from '../domain/index.js';
+import { wireSchema } from '../../http/wire-schema.js';
 import type { PhysicalTickets, TicketView } from '../use-cases/physical-tickets.js';
 import type { TicketRequests } from '../use-cases/ticket-requests.js';
-import {
-  DEFAULT_PAGE_LIMIT,
-  IdSegment,
-  Millis,
-  PageQuery,
-  physicalErrors,
-  StructuredGoalView,
-} from './physical-schemas.js';
-
-export const TicketSchema = Type.Object({
-  ticketId: Type.String({ description: 'esc_ + UUIDv7' }),
-  tenantId: Type.String(),
-  status: Type.Enum(TICKET_STATUSES),
-  approvedBy: Nullable(Type.String({ description: 'The principal that decided (approve or reject)' })),
-  approvedAtMs: Nullable(Millis),
-  rejectionReason: Nullable(Type.String()),
-  expiresAtMs: Millis,
-  intent: Type.Object({ oiCode: Type.String(), structuredGoal: StructuredGoalView }),
-  createdAtMs: Millis,
-  approvalUrl: Type.String(),
-  operator: Nullable(Type.String({ description: 'Display name given with the decision' })),
-  request: Nullable(
-    Type.Object(
-      {
-        actorIdentity: Type.String(),
-        actorKind: Type.String(),
-        safetyBit: Type.Boolean(),
-        safetyCitations: Type.Array(Type.String()),
-        clauseIds: Type.Array(Type.String()),
-        safeDefault: Type.String(),
-      },
-      {
-        description: 'The escalated request: its actor, safety bit and citations, and the clauses that fired',
-      },
-    ),
-  ),
-});
-
-const TicketParams = Type.Object({ ticketId: IdSegment });
+import { DEFAULT_PAGE_LIMIT } from './physical-schemas.js';
 
 /** Operator tickets of escalated physical requests (document 02 "Approvals", contract §9). */
 export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{
@@ -65,22 +26,7 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{
     '/physical/approvals',
     {
       config: needs('physical:approvals:read'),
-      schema: {
-        tags: ['physical'],
-        summary: 'Tickets by status (default pending), newest first',
-        security: tenantSecurity,
-        querystring: Type.Object(
-          {
-            status: Type.Optional(Type.Enum(TICKET_STATUSES, { description: 'Default pending' })),
-            ...PageQuery,
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({ tickets: Type.Array(TicketSchema), nextCursor: Nullable(Type.String()) }),
-          ...physicalErrors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.listTickets),
     },
     async (request) => {
       const page = await tickets.list(principalOf(request).tenantId, {
@@ -99,13 +45,7 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{
     '/physical/approvals/:ticketId',
     {
       config: needs('physical:approvals:read'),
-      schema: {
-        tags: ['physical'],
-        summary: 'Poll one ticket',
-        security: tenantSecurity,
-        params: TicketParams,
-        response: { 200: TicketSchema, ...physicalErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.getTicket),
     },
     async (request) => {
       const tenantId = principalOf(request).tenantId;
@@ -118,22 +58,7 @@ export const physicalApprovalRoutes: FastifyPluginAsyncTypebox<{
     '/physical/approvals/:ticketId/decide',
     {
       config: needs('physical:approvals:decide'),
-      schema: {
-        tags: ['physical'],
-        summary:
-          'Approve or reject a pending ticket; the authenticated principal is recorded as approvedBy (409 when not pending)',
-        security: tenantSecurity,
-        params: TicketParams,
-        body: Type.Object(
-          {
-            decision: Type.Enum(['approved', 'rejected']),
-            operator: Type.String({ minLength: 1, maxLength: 200, description: 'Display only' }),
-            reason: Type.Optional(Type.String({ maxLength: 2000, description: 'Recorded on rejection' })),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: TicketSchema, ...physicalErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.decideTicket),
     },
     async (request) => {
       const principal = principalOf(request);

@@ -1,54 +1,15 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Counter } from 'prom-client';
-import { Type } from 'typebox';
 import { AppError } from '../../errors/app-error.js';
 import { needs } from '../../http/access.js';
 import { toAppError } from '../../http/error-envelope.js';
 import type { HttpMetrics } from '../../http/metrics.js';
 import { principalOf } from '../../http/principal.js';
-import { ErrorResponse, Nullable, tenantSecurity } from '../../http/schemas.js';
-import { SAFE_DEFAULTS } from '../domain/index.js';
-import { AuthorityTokenRequestSchema, ClassifyRequestSchema } from '../domain/physical-request.js';
+import { wireSchema } from '../../http/wire-schema.js';
 import type { PhysicalIdempotency } from '../use-cases/physical-idempotency.js';
 import type { PhysicalIssuance } from '../use-cases/physical-issuance.js';
-import { Millis, physicalErrors, sendOutcome } from './physical-schemas.js';
-
-const ClassificationSchema = Type.Object({
-  oiCode: Type.String({ description: 'OI-NNN or OI-NNNN' }),
-  confidence: Type.Number({ minimum: 0, maximum: 1 }),
-  safetyBit: Type.Boolean(),
-  safetyCitations: Type.Array(Type.String({ description: 'OI-29NN' })),
-  alternatives: Type.Array(Type.Object({ oiCode: Type.String(), confidence: Type.Number() }), {
-    maxItems: 3,
-  }),
-  failClosed: Type.Boolean({ description: 'No rule matched confidently: treat as a denial' }),
-  explanation: Nullable(Type.String()),
-});
-
-const AllowSchema = Type.Object({
-  decision: Type.Literal('ALLOW'),
-  token: Type.String({ description: 'RS256 JWT for service-edge-verifier' }),
-  oiCode: Type.String(),
-  expiresAtMs: Millis,
-  safetyBit: Type.Boolean(),
-  safetyCitations: Type.Array(Type.String()),
-  physicalStateRef: Nullable(Type.String({ description: 'null when no physicalState was sent' })),
-  tokenJti: Type.String(),
-});
-
-const EscalateSchema = Type.Object({
-  decision: Type.Literal('ESCALATE'),
-  escalationTicketId: Type.String({ description: 'esc_ + UUIDv7' }),
-  approvalUrl: Type.String(),
-  safeDefault: Type.Enum(SAFE_DEFAULTS),
-  expiresAtMs: { ...Millis, description: 'Ticket expiry (one hour)' },
-});
-
-const DenyResponse = {
-  ...ErrorResponse,
-  description:
-    'policy_denied: details {decision: "DENY", clauseId, clauseIds, safeDefault, safetyBit, safetyCitations, explanation?}',
-};
+import { sendOutcome } from './physical-schemas.js';
 
 /**
  * The decision endpoints of the physical surface (document 02, contract §9): classification and
@@ -70,13 +31,7 @@ export const physicalAuthorityRoutes: FastifyPluginAsyncTypebox<{
     '/physical/classify',
     {
       config: needs('physical:classify'),
-      schema: {
-        tags: ['physical'],
-        summary: 'Classify a structured goal into an open-intent code; no token',
-        security: tenantSecurity,
-        body: ClassifyRequestSchema,
-        response: { 200: ClassificationSchema, ...physicalErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.classifyGoal),
     },
     async (request) => issuance.classify(principalOf(request), request.body.goal),
   );
@@ -88,22 +43,7 @@ export const physicalAuthorityRoutes: FastifyPluginAsyncTypebox<{
       // A body that fails the schema is a final outcome too (contract §9 stores 400s): the handler
       // records it under the Idempotency-Key like any other answer.
       attachValidation: true,
-      schema: {
-        tags: ['physical'],
-        summary:
-          'Run the authority loop: ALLOW mints a token, ESCALATE opens a ticket, DENY is 422 (423 for an audit gap)',
-        security: tenantSecurity,
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(Type.String({ description: '1 to 255 visible ASCII characters' })),
-        }),
-        body: AuthorityTokenRequestSchema,
-        response: {
-          200: Type.Union([AllowSchema, EscalateSchema]),
-          ...physicalErrors,
-          422: DenyResponse,
-          423: DenyResponse,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.issuePhysicalToken),
     },
     async (request, reply) => {
       const principal = principalOf(request);

@@ -1,14 +1,20 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { Nullable, tenantSecurity } from '../../http/schemas.js';
+import { wireSchema } from '../../http/wire-schema.js';
 import type { PhysicalPolicyStore } from '../use-cases/physical-policy-store.js';
-import { Millis, physicalErrors } from './physical-schemas.js';
 
-const PolicyDocumentView = Type.Unknown({
-  description: 'The policy document {description?, clauses: [...]} (docs/physical.md "Clause policies")',
-});
+/**
+ * The upload's body as the route reads it: `policy` is checked by the domain validator
+ * (`validate-physical-policy.ts`), whose 400 names the clause path (`policy.clauses[0].safeDefault`);
+ * the wire's full document schema would answer first with a JSON Schema path instead.
+ */
+const UploadBody = Type.Object(
+  { policy: Type.Unknown(), activate: WIRE_ROUTES.uploadPhysicalPolicy.schema.body.properties.activate },
+  { additionalProperties: false },
+);
 
 /** Tenant physical policies: versioned uploads, one active, the default as version 0 (document 02, contract §9). */
 export const physicalPolicyRoutes: FastifyPluginAsyncTypebox<{ policies: PhysicalPolicyStore }> = async (
@@ -19,26 +25,7 @@ export const physicalPolicyRoutes: FastifyPluginAsyncTypebox<{ policies: Physica
     '/physical/policy',
     {
       config: needs('physical:policy:write'),
-      schema: {
-        tags: ['physical'],
-        summary: 'Upload a policy as the next version; activate (default false) makes it the active one',
-        security: tenantSecurity,
-        body: Type.Object(
-          {
-            policy: Type.Unknown({ description: 'A document {description?, clauses: [...]}' }),
-            activate: Type.Optional(Type.Boolean({ description: 'Default false' })),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            id: Type.String({ description: 'UUIDv7 of the upload' }),
-            version: Type.Integer({ minimum: 1 }),
-            active: Type.Boolean(),
-          }),
-          ...physicalErrors,
-        },
-      },
+      schema: { ...wireSchema(WIRE_ROUTES.uploadPhysicalPolicy), body: UploadBody },
     },
     async (request) => {
       const principal = principalOf(request);
@@ -50,19 +37,7 @@ export const physicalPolicyRoutes: FastifyPluginAsyncTypebox<{ policies: Physica
     '/physical/policy',
     {
       config: needs('physical:policy:read'),
-      schema: {
-        tags: ['physical'],
-        summary: 'The active policy; the default policy is version 0 with activatedAt null',
-        security: tenantSecurity,
-        response: {
-          200: Type.Object({
-            active: PolicyDocumentView,
-            version: Type.Integer({ minimum: 0 }),
-            activatedAt: Nullable(Millis),
-          }),
-          ...physicalErrors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.getPhysicalPolicy),
     },
     async (request) => policies.activeView(principalOf(request).tenantId),
   );
