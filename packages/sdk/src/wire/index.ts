@@ -21,6 +21,8 @@ export * from './routes-intent.js';
 export * from './routes-physical.js';
 export * from './routes-platform.js';
 export * from './routes-records.js';
+export * from './routes-transparency.js';
 export * from './tenant.js';
 export * from './tokens.js';
+export * from './transparency.js';
 export * from './webhooks.js';

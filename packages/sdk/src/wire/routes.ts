@@ -3,6 +3,7 @@ import { INTENT_ROUTES } from './routes-intent.js';
 import { PHYSICAL_ROUTES } from './routes-physical.js';
 import { PLATFORM_ROUTES } from './routes-platform.js';
 import { RECORD_ROUTES } from './routes-records.js';
+import { TRANSPARENCY_ROUTES } from './routes-transparency.js';
 
 /**
  * Every route of the service, keyed by `operationId`: both surfaces, the operator (`/admin`) and
@@ -19,6 +20,7 @@ import { RECORD_ROUTES } from './routes-records.js';
 export const WIRE_ROUTES = {
   ...INTENT_ROUTES,
   ...RECORD_ROUTES,
+  ...TRANSPARENCY_ROUTES,
   ...PLATFORM_ROUTES,
   ...PHYSICAL_ROUTES,
 } as const;

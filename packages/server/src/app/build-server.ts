@@ -40,6 +40,7 @@ import { keyRoutes } from '../http/routes/keys.js';
 import { portalRoutes } from '../http/routes/portal.js';
 import { tenantRoutes } from '../http/routes/tenant.js';
 import { tenantControlRoutes } from '../http/routes/tenant-controls.js';
+import { transparencyRoutes } from '../http/routes/transparency.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
 import { authorityEvaluateRoutes } from '../intent/routes/authority-evaluate.js';
@@ -292,6 +293,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(jwksRoutes, { tenants: services.tenants, signingKeys: services.signingKeys });
   await app.register(tokenRoutes, { tokenConsumption: services.tokenConsumption });
   await app.register(auditRoutes, { audit: services.audit });
+  await app.register(transparencyRoutes, { tenants: services.tenants, transparency: services.transparency });
   await app.register(intentEvidenceRoutes, { intentEvidence: services.intentEvidence });
   await app.register(tenantControlRoutes, { controls: services.controls });
   await app.register(thresholdRoutes, { thresholds: services.thresholds });

@@ -28,6 +28,7 @@ import { createTenantService } from '../tenancy/tenant-service.js';
 import { createSigningKeyService } from '../tokens/signing-keys.js';
 import { createTenantSecrets } from '../tokens/tenant-secrets.js';
 import { createTokenConsumption } from '../tokens/token-consumption.js';
+import { createTransparencyService } from '../transparency/transparency-service.js';
 import { createDeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createWebhookEndpoints } from '../webhooks/endpoint-service.js';
 
@@ -60,6 +61,12 @@ export function createServices(deps: ServiceDeps) {
   const publicKeys = (tenantId: string) => (kid: string) => signingKeys.publicKey(tenantId, kid);
   const secrets = createTenantSecrets({ storage, clock, secretBox });
   const audit = createAuditService({ storage, clock, publicKeys });
+  const transparency = createTransparencyService({
+    storage,
+    clock,
+    secretBox,
+    originPrefix: config.logOriginPrefix,
+  });
   const thresholds = createThresholdsStore({ storage, clock });
   const controls = createTenantControls({
     storage,
@@ -144,7 +151,9 @@ export function createServices(deps: ServiceDeps) {
       clock,
       intervalMs: config.checkpointIntervalMs,
       signer: (tenantId) => signingKeys.signer(tenantId),
+      signNote: (tenantId) => transparency.checkpoint(tenantId),
     }),
+    transparency,
     webhooks: createWebhookEndpoints({ storage, clock, secretBox, egress }),
     webhookWorker: createDeliveryWorker({
       storage,

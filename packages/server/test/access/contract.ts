@@ -101,6 +101,7 @@ export const CONTRACT_ROUTE_ACCESS: Readonly<Record<string, string>> = {
   'GET /docs': 'public',
   'GET /.well-known/authority/:tenantId/jwks.json': 'public',
   'GET /.well-known/authority/:tenantId/jwks-archive.json': 'public',
+  'GET /.well-known/authority/:tenantId/log-key': 'public',
   'POST /portal/login': 'public',
   'GET /console': 'public',
   'GET /console/*': 'public',
@@ -157,6 +158,9 @@ export const CONTRACT_ROUTE_ACCESS: Readonly<Record<string, string>> = {
   'GET /audit/:tenantId/timeline': 'audit:read',
   'GET /audit/:tenantId/export': 'audit:read',
   'GET /audit/:tenantId/checkpoints': 'audit:read',
+  'GET /audit/:tenantId/checkpoint': 'audit:read',
+  'GET /audit/:tenantId/proof/inclusion': 'audit:read',
+  'GET /audit/:tenantId/proof/consistency': 'audit:read',
   'POST /audit/verify-chain': 'audit:verify',
   'POST /audit/acknowledge-break': 'tenant:admin',
 

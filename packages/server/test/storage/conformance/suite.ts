@@ -15,6 +15,7 @@ import { portalConformance } from './portal.js';
 import { tenantControlConformance } from './tenant-controls.js';
 import { tenantAndKeyConformance } from './tenants-and-keys.js';
 import { tokenConformance } from './tokens.js';
+import { transparencyConformance } from './transparency.js';
 import { webhookConformance } from './webhooks.js';
 
 /**
@@ -47,6 +48,7 @@ export function storageConformance(engine: SqlDialect): void {
     tenantControlConformance(conformance);
     chainConformance(conformance);
     merkleTreeConformance(conformance);
+    transparencyConformance(conformance);
     tokenConformance(conformance);
     idempotencyConformance(conformance);
     webhookConformance(conformance);
