@@ -45,6 +45,7 @@ import { keyRoutes } from '../http/routes/keys.js';
 import { portalRoutes } from '../http/routes/portal.js';
 import { tenantRoutes } from '../http/routes/tenant.js';
 import { tenantControlRoutes } from '../http/routes/tenant-controls.js';
+import { transparencyRoutes } from '../http/routes/transparency.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { witnessRoutes } from '../http/routes/witnesses.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
@@ -296,6 +297,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(tokenRoutes, { tokenConsumption: services.tokenConsumption });
   await app.register(auditRoutes, { audit: services.audit });
   await app.register(witnessRoutes, { witnesses: services.witnessSettings });
+  await app.register(transparencyRoutes, { tenants: services.tenants, transparency: services.transparency });
   await app.register(intentEvidenceRoutes, { intentEvidence: services.intentEvidence });
   await app.register(tenantControlRoutes, { controls: services.controls });
   await app.register(thresholdRoutes, { thresholds: services.thresholds });
