@@ -361,6 +361,10 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     app.addHook('onReady', async () => services.webhookWorker.start(config.webhookPollMs));
     app.addHook('onClose', async () => services.webhookWorker.stop());
 
+    // Witness pushes (contract §15): every instance polls; a duplicate push is answered 409 or cosigned again.
+    app.addHook('onReady', async () => services.witnessPusher.start(config.webhookPollMs));
+    app.addHook('onClose', async () => services.witnessPusher.stop());
+
     // Connector health: every instance polls for due checks; claims keep a check from running twice.
     app.addHook('onReady', async () =>
       services.connectorHealth.start(Math.min(config.connectorHealthIntervalMs, 1_000)),
