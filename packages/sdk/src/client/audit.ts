@@ -13,6 +13,12 @@ import type {
   VerifyChainRequest,
 } from '../wire/audit.js';
 import { WIRE_ROUTES as R } from '../wire/routes.js';
+import type {
+  ConsistencyProof,
+  ConsistencyProofQuery,
+  InclusionProof,
+  InclusionProofQuery,
+} from '../wire/transparency.js';
 import type { WitnessConfig, WitnessConfigRequest } from '../wire/witnesses.js';
 import { AuthorityApiError } from './api-error.js';
 import { nextCursorOf, PagedList } from './paged-list.js';
@@ -21,7 +27,10 @@ import type { CallOptions } from './transport.js';
 
 const DEFAULT_CHECKPOINT_LIMIT = 100;
 
-/** The tenant's audit chain: timeline, export, checkpoints, verification (contract §6). */
+/**
+ * The tenant's audit chain: timeline, export, checkpoints, verification (contract §6), and its
+ * transparency log: log key, checkpoint note, inclusion and consistency proofs (§15).
+ */
 export class AuditResource extends Resource {
   /**
    * `GET /audit/:tenantId/timeline`, newest first: await it for a page, iterate it for every event.
@@ -170,5 +179,67 @@ export class AuditResource extends Resource {
    */
   acknowledgeBreak(request: AcknowledgeBreakRequest, options?: CallOptions): Promise<BreakAcknowledgement> {
     return this.expect({ route: R.acknowledgeBreak, body: request, retry: 'unprocessed', options });
+  }
+
+  /**
+   * `GET /.well-known/authority/:tenantId/log-key`: the log's verifier key text (public). Pin it
+   * once, out of band; never trust a key fetched next to the data it verifies.
+   *
+   * @example
+   * ```ts
+   * const logKey = await client.audit.logKey(); // 'audit.example.com/audit/acme+1a2b3c4d+AZ…'
+   * ```
+   */
+  async logKey(options?: CallOptions): Promise<string> {
+    const params = { tenantId: this.tenantId };
+    const text = await this.expect<string>({ route: R.getLogKey, params, retry: 'safe', options });
+    return text.replace(/\n$/, '');
+  }
+
+  /**
+   * `GET /audit/:tenantId/checkpoint`: the signed checkpoint note of the current chain length.
+   *
+   * @example
+   * ```ts
+   * import { verifyCheckpoint } from '@authority-runtime/sdk';
+   *
+   * const outcome = verifyCheckpoint(await client.audit.checkpoint(), { logKey });
+   * ```
+   */
+  checkpoint(options?: CallOptions): Promise<string> {
+    return this.expect({
+      route: R.getLogCheckpoint,
+      params: { tenantId: this.tenantId },
+      retry: 'safe',
+      options,
+    });
+  }
+
+  /**
+   * `GET /audit/:tenantId/proof/inclusion`: the RFC 9162 audit path of entry `index` in the tree of
+   * `treeSize` entries.
+   *
+   * @example
+   * ```ts
+   * const { leafHash, proof } = await client.audit.inclusionProof({ index: 41, treeSize: checkpoint.size });
+   * ```
+   */
+  inclusionProof(query: InclusionProofQuery, options?: CallOptions): Promise<InclusionProof> {
+    const params = { tenantId: this.tenantId };
+    return this.expect({ route: R.getInclusionProof, params, query, retry: 'safe', options });
+  }
+
+  /**
+   * `GET /audit/:tenantId/proof/consistency`: the RFC 9162 proof that the tree of `from` entries is
+   * a prefix of the tree of `to` entries.
+   *
+   * @example
+   * ```ts
+   * const { proof } = await client.audit.consistencyProof({ from: old.size, to: latest.size });
+   * ```
+   */
+  consistencyProof(query: ConsistencyProofQuery, options?: CallOptions): Promise<ConsistencyProof> {
+    const params = { tenantId: this.tenantId };
+    return this.expect({ route: R.getConsistencyProof, params, query, retry: 'safe', options });
   }
 }

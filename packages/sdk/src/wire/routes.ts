@@ -3,6 +3,7 @@ import { INTENT_ROUTES } from './routes-intent.js';
 import { PHYSICAL_ROUTES } from './routes-physical.js';
 import { PLATFORM_ROUTES } from './routes-platform.js';
 import { RECORD_ROUTES } from './routes-records.js';
+import { TRANSPARENCY_ROUTES } from './routes-transparency.js';
 import { WITNESS_ROUTES } from './routes-witnesses.js';
 
 /**
@@ -20,6 +21,7 @@ import { WITNESS_ROUTES } from './routes-witnesses.js';
 export const WIRE_ROUTES = {
   ...INTENT_ROUTES,
   ...RECORD_ROUTES,
+  ...TRANSPARENCY_ROUTES,
   ...PLATFORM_ROUTES,
   ...PHYSICAL_ROUTES,
   ...WITNESS_ROUTES,

@@ -45,6 +45,7 @@ import { keyRoutes } from '../http/routes/keys.js';
 import { portalRoutes } from '../http/routes/portal.js';
 import { tenantRoutes } from '../http/routes/tenant.js';
 import { tenantControlRoutes } from '../http/routes/tenant-controls.js';
+import { transparencyRoutes } from '../http/routes/transparency.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { witnessRoutes } from '../http/routes/witnesses.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
@@ -296,6 +297,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(tokenRoutes, { tokenConsumption: services.tokenConsumption });
   await app.register(auditRoutes, { audit: services.audit });
   await app.register(witnessRoutes, { witnesses: services.witnessSettings });
+  await app.register(transparencyRoutes, { tenants: services.tenants, transparency: services.transparency });
   await app.register(intentEvidenceRoutes, { intentEvidence: services.intentEvidence });
   await app.register(tenantControlRoutes, { controls: services.controls });
   await app.register(thresholdRoutes, { thresholds: services.thresholds });
@@ -358,6 +360,10 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     // Webhook deliveries: every instance polls; claims keep them from sending one delivery twice.
     app.addHook('onReady', async () => services.webhookWorker.start(config.webhookPollMs));
     app.addHook('onClose', async () => services.webhookWorker.stop());
+
+    // Witness pushes (contract §15): every instance polls; a duplicate push is answered 409 or cosigned again.
+    app.addHook('onReady', async () => services.witnessPusher.start(config.webhookPollMs));
+    app.addHook('onClose', async () => services.witnessPusher.stop());
 
     // Connector health: every instance polls for due checks; claims keep a check from running twice.
     app.addHook('onReady', async () =>

@@ -28,6 +28,9 @@ import { createTenantService } from '../tenancy/tenant-service.js';
 import { createSigningKeyService } from '../tokens/signing-keys.js';
 import { createTenantSecrets } from '../tokens/tenant-secrets.js';
 import { createTokenConsumption } from '../tokens/token-consumption.js';
+import { checkpointSourceOf } from '../transparency/checkpoint-source.js';
+import { createTransparencyService } from '../transparency/transparency-service.js';
+import { createWitnessPusher } from '../transparency/witness-push.js';
 import { createWitnessSettings } from '../transparency/witness-settings.js';
 import { createDeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createWebhookEndpoints } from '../webhooks/endpoint-service.js';
@@ -61,6 +64,12 @@ export function createServices(deps: ServiceDeps) {
   const publicKeys = (tenantId: string) => (kid: string) => signingKeys.publicKey(tenantId, kid);
   const secrets = createTenantSecrets({ storage, clock, secretBox });
   const audit = createAuditService({ storage, clock, publicKeys });
+  const transparency = createTransparencyService({
+    storage,
+    clock,
+    secretBox,
+    originPrefix: config.logOriginPrefix,
+  });
   const thresholds = createThresholdsStore({ storage, clock });
   const controls = createTenantControls({
     storage,
@@ -145,9 +154,20 @@ export function createServices(deps: ServiceDeps) {
       clock,
       intervalMs: config.checkpointIntervalMs,
       signer: (tenantId) => signingKeys.signer(tenantId),
+      signNote: (tenantId) => transparency.checkpoint(tenantId),
     }),
+    transparency,
     webhooks: createWebhookEndpoints({ storage, clock, secretBox, egress }),
     witnessSettings: createWitnessSettings({ storage, clock, egress }),
+    witnessPusher: createWitnessPusher({
+      storage,
+      clock,
+      egress,
+      source: checkpointSourceOf(transparency),
+      retryScheduleMs: config.webhookRetryScheduleMs,
+      timeoutMs: config.webhookTimeoutMs,
+      onError: deps.onBackgroundError,
+    }),
     webhookWorker: createDeliveryWorker({
       storage,
       clock,

@@ -8,13 +8,15 @@ import { checkpointRepository } from './checkpoint-repository.js';
 
 /**
  * Signs the chain head every CHECKPOINT_EVERY_ENTRIES entries or every interval, whichever comes
- * first. Signing happens outside any transaction; the insert is idempotent per (tenant, index).
+ * first: a JWS checkpoint (contract §6), then the log's checkpoint note (§15). Signing happens outside any transaction; the insert is idempotent per (tenant, index).
  */
 export function createCheckpointer(deps: {
   storage: Storage;
   clock: Clock;
   intervalMs: number;
   signer: (tenantId: string) => Promise<JwsSigner>;
+  /** Signs the transparency log's checkpoint note of the head (contract §15) on the same cadence. */
+  signNote: (tenantId: string) => Promise<unknown>;
 }) {
   const { storage, clock } = deps;
 
@@ -40,6 +42,7 @@ export function createCheckpointer(deps: {
       await checkpointRepository.insert(trx, { ...signed, issuedAtMs: now });
       await chainRepository.markCheckpointed(trx, tenantId, fields.index, now);
     });
+    await deps.signNote(tenantId);
     return signed;
   }
 

@@ -14,6 +14,7 @@ import { PLANS } from '../tenancy/tenant.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
 import { type GlobalFlags, withStorage } from './context.js';
 import { gatewayCommand } from './gateway.js';
+import { logCommand } from './log-monitor.js';
 import { PolicyTestInputError, policyTest } from './policy-test.js';
 import { serve } from './serve.js';
 import { generatePassword, readPasswordFromStdin } from './user-password.js';
@@ -265,6 +266,7 @@ policy
   });
 
 program.addCommand(witnessCommand());
+program.addCommand(logCommand());
 program.addCommand(gatewayCommand());
 
 function describe(error: unknown): string {

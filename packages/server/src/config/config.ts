@@ -17,6 +17,8 @@ export interface Config {
   /** Prefix of every key the service writes to Redis (rate-limit counters), so deployments can share one. */
   redisKeyPrefix: string;
   publicBaseUrl: string;
+  /** The first part of each tenant's log origin `<prefix>/audit/<tenantId>` (contract §15). */
+  logOriginPrefix: string;
   logLevel: LogLevel;
   trustProxy: CidrBlock[];
   adminToken: string | undefined;
@@ -220,6 +222,12 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
       ? `http://localhost:${port}`
       : parseUrl('PUBLIC_BASE_URL', publicBaseRaw, ['http:', 'https:']).toString().replace(/\/$/, '');
 
+  const logOriginRaw = nonEmpty(env.LOG_ORIGIN_PREFIX);
+  if (logOriginRaw !== undefined && !/^[\x21-\x2a\x2c-\x7e]{1,200}$/.test(logOriginRaw)) {
+    throw new ConfigError('LOG_ORIGIN_PREFIX', 'must be 1 to 200 visible ASCII characters without "+"');
+  }
+  const logOriginPrefix = (logOriginRaw ?? new URL(publicBaseUrl).host).replace(/\/$/, '');
+
   const logLevelRaw = nonEmpty(flags.logLevel) ?? nonEmpty(env.LOG_LEVEL) ?? 'info';
   if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${logLevelRaw}")`);
@@ -293,6 +301,7 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     redisUrl,
     redisKeyPrefix,
     publicBaseUrl,
+    logOriginPrefix,
     logLevel: logLevelRaw as LogLevel,
     trustProxy,
     adminToken,

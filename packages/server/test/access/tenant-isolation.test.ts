@@ -111,6 +111,13 @@ const PUBLIC_CASES: Record<string, Case> = {
   // The physical signer is shared by every tenant (contract section 9); its key set names none.
   'GET /.well-known/jwks.json': async ({ asB }) =>
     expectStatus(await asB('GET', '/.well-known/jwks.json', { headers: {} }), 200),
+  'GET /.well-known/authority/:tenantId/log-key': async ({ asB, asA }) => {
+    const mine = await asB('GET', `/.well-known/authority/${B}/log-key`, { headers: {} });
+    expectStatus(mine, 200);
+    const theirs = await asA('GET', `/.well-known/authority/${A}/log-key`);
+    assert.match(mine.body, new RegExp(`^[^+]*/audit/${B}\\+[0-9a-f]{8}\\+`));
+    assert.notEqual(mine.body.split('+')[2], theirs.body.split('+')[2], 'each tenant has its own log key');
+  },
   'GET /.well-known/authority/:tenantId/jwks-archive.json': async ({ asB, a }) => {
     const res = await asB('GET', `/.well-known/authority/${B}/jwks-archive.json`, { headers: {} });
     expectStatus(res, 200);
@@ -324,6 +331,27 @@ const TENANT_CASES: Record<string, Case> = {
   'GET /audit/:tenantId/checkpoints': async ({ asB }) => {
     mismatch(await asB('GET', `/audit/${A}/checkpoints`));
     expectStatus(await asB('GET', `/audit/${B}/checkpoints`), 200);
+  },
+  // B's log holds only B's chain: its note names B's origin, its proofs cover B's entries only.
+  'GET /audit/:tenantId/checkpoint': async ({ asB }) => {
+    mismatch(await asB('GET', `/audit/${A}/checkpoint`));
+    const res = await asB('GET', `/audit/${B}/checkpoint`);
+    expectStatus(res, 200);
+    assert.match(res.body, new RegExp(`^[^\\n]*/audit/${B}\\n`));
+  },
+  'GET /audit/:tenantId/proof/inclusion': async ({ asB, asA }) => {
+    mismatch(await asB('GET', `/audit/${A}/proof/inclusion?index=0&treeSize=1`));
+    const mine = await asB('GET', `/audit/${B}/proof/inclusion?index=0&treeSize=1`);
+    expectStatus(mine, 200);
+    const theirs = await asA('GET', `/audit/${A}/proof/inclusion?index=0&treeSize=1`);
+    assert.notEqual(mine.json().leafHash, theirs.json().leafHash);
+    const length = (await asA('GET', `/audit/${A}/checkpoint`)).body.split('\n')[1];
+    // An index of A's longer chain is refused on B's, never answered from A's tree.
+    expectStatus(await asB('GET', `/audit/${B}/proof/inclusion?index=0&treeSize=${length}`), 400);
+  },
+  'GET /audit/:tenantId/proof/consistency': async ({ asB }) => {
+    mismatch(await asB('GET', `/audit/${A}/proof/consistency?from=1&to=1`));
+    expectStatus(await asB('GET', `/audit/${B}/proof/consistency?from=1&to=1`), 200);
   },
   'POST /audit/verify-chain': async ({ asB }) => {
     const res = await asB('POST', '/audit/verify-chain');

@@ -1,111 +1,24 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
-  appendLeaves,
-  EMPTY_FRONTIER,
-  ed25519NoteSigner,
-  emptyTreeHash,
   formatAddCheckpointRequest,
-  formatCheckpoint,
-  generateSignerKey,
-  leafHash,
   parseAddCheckpointResponse,
   parseVerifierKey,
-  planConsistencyProof,
-  signNote,
-  type TreeFrontier,
   verifyCheckpoint,
 } from '@authority-runtime/sdk';
 import { CLI, stopProcess } from '../helpers/serve-process.js';
+import { Log, startWitness, type Witness } from '../helpers/witness-fixtures.js';
 
 const run = (...args: string[]) =>
   spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], {
     encoding: 'utf8',
     env: { ...process.env },
   });
-
-/** An audit log as the service will keep it: stored subtree hashes, roots by size, signed notes. */
-class Log {
-  readonly signer: ReturnType<typeof ed25519NoteSigner>;
-  private readonly hashes = new Map<string, Uint8Array>();
-  private readonly roots: Uint8Array[] = [emptyTreeHash()];
-  private frontier: TreeFrontier = EMPTY_FRONTIER;
-
-  constructor(
-    readonly origin: string,
-    salt = '',
-  ) {
-    this.signer = ed25519NoteSigner(generateSignerKey(origin));
-    const entries = Array.from({ length: 200 }, (_, i) =>
-      createHash('sha256').update(`${salt}entry ${i}`).digest(),
-    );
-    for (const entry of entries) {
-      const step = appendLeaves(this.frontier, [leafHash(new Uint8Array(entry))]);
-      for (const { address, hash } of step.stored) this.hashes.set(`${address.level}/${address.index}`, hash);
-      this.roots.push(step.rootHash);
-      this.frontier = step.frontier;
-    }
-  }
-
-  note(size: number, signer = this.signer): string {
-    return signNote(
-      formatCheckpoint({ origin: this.origin, size, rootHash: this.roots[size] as Uint8Array }),
-      [signer],
-    );
-  }
-
-  proof(from: number, to: number): Uint8Array[] {
-    if (from === 0) return [];
-    const plan = planConsistencyProof(from, to);
-    return plan.assemble(plan.addresses.map((a) => this.hashes.get(`${a.level}/${a.index}`) as Uint8Array));
-  }
-
-  request(oldSize: number, size: number, options: { proofFrom?: number; note?: string } = {}): string {
-    const proof = this.proof(options.proofFrom ?? oldSize, size);
-    return formatAddCheckpointRequest({ oldSize, proof, checkpoint: options.note ?? this.note(size) });
-  }
-}
-
-interface Witness {
-  child: ChildProcess;
-  base: string;
-  stderr: () => string;
-}
-
-function startWitness(args: string[]): Promise<Witness> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'witness', 'serve', '--listen', '127.0.0.1:0', ...args],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  let errors = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    errors += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`witness did not start: ${output}${errors}`)), 30_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+) /.exec(output);
-      if (match?.[1] && /verifier key: \S+\n/.test(output)) {
-        clearTimeout(timer);
-        resolve({ child, base: match[1], stderr: () => errors });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`witness exited (${code}): ${output}${errors}`));
-    });
-  });
-}
 
 describe('authority witness', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'authority-witness-'));

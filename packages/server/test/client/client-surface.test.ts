@@ -6,9 +6,12 @@ import {
   AuthorityClient,
   cosigner,
   generateSignerKey,
+  hashFromHex,
   type PhysicalTokenRequest,
   staticJwks,
   verifyChainExport,
+  verifyCheckpoint,
+  verifyInclusionProof,
 } from '@authority-runtime/sdk';
 import { WIRE_ROUTE_LIST } from '@authority-runtime/sdk/wire';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -221,6 +224,26 @@ for (const engine of ENGINES) {
         await refusal(owner.audit.acknowledgeBreak({ brokenAt: 3, note: 'no break is open' })),
         404,
       );
+      const logKey = await owner.audit.logKey();
+      const note = verifyCheckpoint(await owner.audit.checkpoint(), { logKey });
+      assert.ok(note.valid, JSON.stringify(note));
+      const size = note.checkpoint.size;
+      const inclusion = await owner.audit.inclusionProof({ index: size - 1, treeSize: size });
+      assert.ok(
+        verifyInclusionProof({
+          index: size - 1,
+          treeSize: size,
+          leafHash: hashFromHex(inclusion.leafHash),
+          proof: inclusion.proof.map(hashFromHex),
+          rootHash: note.checkpoint.rootHash,
+        }).valid,
+      );
+      assert.deepEqual(await owner.audit.consistencyProof({ from: size, to: size }), {
+        from: size,
+        to: size,
+        proof: [],
+      });
+      assert.equal(await refusal(owner.audit.consistencyProof({ from: 2, to: 1 })), 400);
     });
 
     it('runs the physical surface: decisions as results, tickets, audit, revocations, policy', async () => {

@@ -30,6 +30,8 @@ import { tenantSettingsRepository } from '../../../src/tenancy/tenant-settings-r
 import { signingKeyRepository } from '../../../src/tokens/signing-key-repository.js';
 import { tenantSecretRepository } from '../../../src/tokens/tenant-secret-repository.js';
 import { tokenNonceRepository } from '../../../src/tokens/token-nonce-repository.js';
+import { logCheckpointRepository } from '../../../src/transparency/log-checkpoint-repository.js';
+import { logKeyRepository } from '../../../src/transparency/log-key-repository.js';
 import { witnessRepository } from '../../../src/transparency/witness-repository.js';
 import { deliveryRepository } from '../../../src/webhooks/delivery-repository.js';
 import { endpointRepository } from '../../../src/webhooks/endpoint-repository.js';
@@ -51,6 +53,8 @@ const REPOSITORIES = {
   idempotencyRepository,
   intentRepository,
   issuanceContextRepository,
+  logCheckpointRepository,
+  logKeyRepository,
   physicalKeyRepository,
   physicalPolicyRepository,
   policyRepository,

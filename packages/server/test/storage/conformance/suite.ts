@@ -15,6 +15,7 @@ import { portalConformance } from './portal.js';
 import { tenantControlConformance } from './tenant-controls.js';
 import { tenantAndKeyConformance } from './tenants-and-keys.js';
 import { tokenConformance } from './tokens.js';
+import { transparencyConformance } from './transparency.js';
 import { webhookConformance } from './webhooks.js';
 import { witnessConformance } from './witnesses.js';
 
@@ -48,6 +49,7 @@ export function storageConformance(engine: SqlDialect): void {
     tenantControlConformance(conformance);
     chainConformance(conformance);
     merkleTreeConformance(conformance);
+    transparencyConformance(conformance);
     tokenConformance(conformance);
     idempotencyConformance(conformance);
     webhookConformance(conformance);

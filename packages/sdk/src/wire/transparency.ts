@@ -1,0 +1,41 @@
+import { type Static, Type } from 'typebox';
+import { Closed } from './common.js';
+
+/** Tree sizes and indexes: 32-bit in storage, like chain indexes. */
+const Size = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
+/** A SHA-256 hash as 64 lower-case hex digits. */
+const HexHash = Type.String({ pattern: '^[0-9a-f]{64}$' });
+
+/** `GET /audit/:tenantId/proof/inclusion` query: 0 ≤ index < treeSize ≤ the chain length (contract §15). */
+export const InclusionProofQuery = Type.Object(
+  { index: Size, treeSize: Size },
+  {
+    ...Closed,
+    description: 'Requires 0 ≤ index < treeSize ≤ the chain length; else 400 naming the parameter',
+  },
+);
+export type InclusionProofQuery = Static<typeof InclusionProofQuery>;
+
+/** An RFC 9162 inclusion proof: the audit path of the leaf, from its sibling up, hex. */
+export const InclusionProof = Type.Object({
+  index: Type.Integer(),
+  treeSize: Type.Integer(),
+  leafHash: HexHash,
+  proof: Type.Array(HexHash),
+});
+export type InclusionProof = Static<typeof InclusionProof>;
+
+/** `GET /audit/:tenantId/proof/consistency` query: 1 ≤ from ≤ to ≤ the chain length (contract §15). */
+export const ConsistencyProofQuery = Type.Object(
+  { from: Size, to: Size },
+  { ...Closed, description: 'Requires 1 ≤ from ≤ to ≤ the chain length; from = to answers an empty proof' },
+);
+export type ConsistencyProofQuery = Static<typeof ConsistencyProofQuery>;
+
+/** An RFC 9162 consistency proof between two tree sizes, hex. */
+export const ConsistencyProof = Type.Object({
+  from: Type.Integer(),
+  to: Type.Integer(),
+  proof: Type.Array(HexHash),
+});
+export type ConsistencyProof = Static<typeof ConsistencyProof>;
