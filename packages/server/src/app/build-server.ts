@@ -43,6 +43,7 @@ import { tenantControlRoutes } from '../http/routes/tenant-controls.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
 import { authorityEvaluateRoutes } from '../intent/routes/authority-evaluate.js';
+import { budgetRoutes } from '../intent/routes/budgets.js';
 import { observeDecisionCommits } from '../intent/routes/decision-metrics.js';
 import { intentEvidenceRoutes } from '../intent/routes/intent-evidence.js';
 import { intentRoutes } from '../intent/routes/intents.js';
@@ -295,6 +296,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(intentEvidenceRoutes, { intentEvidence: services.intentEvidence });
   await app.register(tenantControlRoutes, { controls: services.controls });
   await app.register(thresholdRoutes, { thresholds: services.thresholds });
+  await app.register(budgetRoutes, { budgets: services.budgets });
   await app.register(intentRoutes, {
     decisionLoop: services.decisionLoop,
     intentReads: services.intentReads,

@@ -7,6 +7,7 @@ import { chainRepository } from '../../../src/chain/chain-repository.js';
 import { connectorRepository } from '../../../src/connectors/connector-repository.js';
 import { idempotencyRepository } from '../../../src/idempotency/idempotency-repository.js';
 import { approvalRepository } from '../../../src/intent/repositories/approval-repository.js';
+import { budgetRepository } from '../../../src/intent/repositories/budget-repository.js';
 import { gateContextRepository } from '../../../src/intent/repositories/gate-context-repository.js';
 import { intentRepository } from '../../../src/intent/repositories/intent-repository.js';
 import { policyRepository } from '../../../src/intent/repositories/policy-repository.js';
@@ -38,6 +39,7 @@ const REPOSITORIES = {
   apiKeyRepository,
   approvalRepository,
   authorityActorRepository,
+  budgetRepository,
   chainBreakRepository,
   chainRepository,
   checkpointRepository,
