@@ -10,10 +10,12 @@
 // Over HTTP (embedded server), the worst accepted policy is installed and `POST /intent` with
 // 64 KiB of args runs on 4 connections while `GET /health` is measured on another one; an empty
 // Fastify route gives the machine's ceiling in the same run.
+
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { NO_BUDGETS } from '../packages/server/src/intent/domain/budgets.js';
 import { evaluateIntent } from '../packages/server/src/intent/domain/evaluate-intent.js';
 import type { IntentEvaluationInput } from '../packages/server/src/intent/domain/gates.js';
 import type { IntentRequest } from '../packages/server/src/intent/domain/intent-request.js';
@@ -120,6 +122,7 @@ function inputFor(scenario: Scenario, policy: ReturnType<typeof compilePolicy>):
     floorEnabled: true,
     policy,
     evaluatedAt: Date.now(),
+    budgets: NO_BUDGETS,
     explain: false,
   };
 }

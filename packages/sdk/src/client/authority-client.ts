@@ -13,6 +13,7 @@ import type { TokenConsumeRequest, TokenConsumeResult } from '../wire/tokens.js'
 import { ApprovalsResource, TokensResource } from './approvals.js';
 import { AuditResource } from './audit.js';
 import { type BackoffSettings, DEFAULT_BACKOFF } from './backoff.js';
+import { BudgetsResource } from './budgets.js';
 import { ConnectorsResource } from './connectors.js';
 import {
   type FetchedToken,
@@ -79,6 +80,7 @@ export class AuthorityClient {
   readonly approvals: ApprovalsResource;
   readonly tokens: TokensResource;
   readonly thresholds: ThresholdsResource;
+  readonly budgets: BudgetsResource;
   readonly policies: PoliciesResource;
   readonly audit: AuditResource;
   readonly keys: KeysResource;
@@ -120,6 +122,7 @@ export class AuthorityClient {
     this.approvals = new ApprovalsResource(...args);
     this.tokens = new TokensResource(...args);
     this.thresholds = new ThresholdsResource(...args);
+    this.budgets = new BudgetsResource(...args);
     this.policies = new PoliciesResource(...args);
     this.audit = new AuditResource(...args);
     this.keys = new KeysResource(...args);

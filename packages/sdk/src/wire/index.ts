@@ -5,6 +5,7 @@
  */
 export * from './approvals.js';
 export * from './audit.js';
+export * from './budgets.js';
 export * from './common.js';
 export * from './components.js';
 export * from './connectors.js';

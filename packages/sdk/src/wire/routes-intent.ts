@@ -8,6 +8,7 @@ import {
   EscalationParams,
 } from './approvals.js';
 import { EvidenceBundle, Receipt } from './audit.js';
+import { BudgetSet, BudgetSetRequest, BudgetUsage, BudgetUsageQuery } from './budgets.js';
 import {
   bodyConflictErrors,
   bodyErrors,
@@ -316,6 +317,37 @@ export const INTENT_ROUTES = {
       params: Type.Object({ actorId: Type.String({ minLength: 1, maxLength: 200 }) }),
       body: AuthorityActorRequest,
       response: { 200: AuthorityActor, ...bodyErrors },
+    },
+  }),
+  getBudgets: route({
+    operationId: 'getBudgets',
+    method: 'GET',
+    path: '/authority/budgets/:tenantId',
+    tag: 'policy',
+    summary: "The tenant's budgets per actor (empty until set)",
+    security: 'tenant',
+    schema: { params: TenantParams, response: { 200: BudgetSet, ...tenantErrors } },
+  }),
+  putBudgets: route({
+    operationId: 'putBudgets',
+    method: 'PUT',
+    path: '/authority/budgets/:tenantId',
+    tag: 'policy',
+    summary: 'Replace the budgets (an empty list removes all); validated, audited as budgets.updated',
+    security: 'tenant',
+    schema: { params: TenantParams, body: BudgetSetRequest, response: { 200: BudgetSet, ...bodyErrors } },
+  }),
+  getBudgetUsage: route({
+    operationId: 'getBudgetUsage',
+    method: 'GET',
+    path: '/authority/budgets/:tenantId/usage',
+    tag: 'policy',
+    summary: "An actor's APPROVED decisions in the current window of each budget that applies to it",
+    security: 'tenant',
+    schema: {
+      params: TenantParams,
+      querystring: BudgetUsageQuery,
+      response: { 200: BudgetUsage, ...tenantErrors },
     },
   }),
 } as const;

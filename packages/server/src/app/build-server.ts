@@ -50,6 +50,7 @@ import { webhookRoutes } from '../http/routes/webhooks.js';
 import { witnessRoutes } from '../http/routes/witnesses.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
 import { authorityEvaluateRoutes } from '../intent/routes/authority-evaluate.js';
+import { budgetRoutes } from '../intent/routes/budgets.js';
 import { observeDecisionCommits, observePendingApprovals } from '../intent/routes/decision-metrics.js';
 import { intentEvidenceRoutes } from '../intent/routes/intent-evidence.js';
 import { intentRoutes } from '../intent/routes/intents.js';
@@ -301,6 +302,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(intentEvidenceRoutes, { intentEvidence: services.intentEvidence });
   await app.register(tenantControlRoutes, { controls: services.controls });
   await app.register(thresholdRoutes, { thresholds: services.thresholds });
+  await app.register(budgetRoutes, { budgets: services.budgets });
   await app.register(intentRoutes, {
     decisionLoop: services.decisionLoop,
     intentReads: services.intentReads,

@@ -9,6 +9,7 @@ import type { Clock } from '../foundation/clock.js';
 import { createIdempotency } from '../idempotency/idempotency.js';
 import { intentRepository } from '../intent/repositories/intent-repository.js';
 import { createApprovals } from '../intent/use-cases/approvals.js';
+import { createBudgetStore } from '../intent/use-cases/budget-store.js';
 import { createDecisionLoop } from '../intent/use-cases/decision-loop.js';
 import { createIntentEvidence } from '../intent/use-cases/intent-evidence.js';
 import { createIntentReads } from '../intent/use-cases/intent-reads.js';
@@ -102,6 +103,7 @@ export function createServices(deps: ServiceDeps) {
     portal: createPortalService({ storage, clock, secretBox, tenantAccess }),
     tenants,
     thresholds,
+    budgets: createBudgetStore({ storage, clock }),
     controls,
     policies,
     idempotency,

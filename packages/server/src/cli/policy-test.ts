@@ -21,8 +21,10 @@
  * - `--policy` takes `{rules: [...]}` (so the body of `GET /authority/policy` works as it is, its
  *   other fields ignored) or a bare array, validated with pack ids allowed.
  */
+
 import { readFileSync } from 'node:fs';
 import type { ValidationIssue } from '../errors/app-error.js';
+import { NO_BUDGETS } from '../intent/domain/budgets.js';
 import { evaluateIntent, type IntentEvaluation, type Outcome } from '../intent/domain/evaluate-intent.js';
 import type { GateContext } from '../intent/domain/gates.js';
 import { validateIntentRequest } from '../intent/domain/intent-request.js';
@@ -132,6 +134,7 @@ export function runPolicyCases(
       floorEnabled,
       policy,
       evaluatedAt,
+      budgets: NO_BUDGETS,
     };
     const evaluation = evaluateIntent({ ...context, request: validated.value, explain: true });
     const failures: PolicyCaseFailure[] = [];

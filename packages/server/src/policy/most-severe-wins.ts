@@ -23,6 +23,7 @@ export const SIGNAL_IDS = {
   killSwitch: 'signal:kill-switch',
   actorBlocked: 'signal:actor-blocked',
   evaluationBudget: 'signal:evaluation-budget',
+  budgetExceeded: 'signal:budget-exceeded',
 } as const;
 export type SignalId = (typeof SIGNAL_IDS)[keyof typeof SIGNAL_IDS];
 

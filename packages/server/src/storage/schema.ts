@@ -311,7 +311,26 @@ export interface PortalSessionsTable {
   mfa_failures: number;
 }
 
+/** A tenant's budget list (contract §16), as JSON. */
+export interface BudgetSetsTable {
+  tenant_id: string;
+  budgets: string;
+  updated_at: number;
+  updated_by: string;
+}
+
+/** APPROVED decisions of an actor under a budget in one fixed UTC window (contract §16). */
+export interface BudgetCountersTable {
+  tenant_id: string;
+  actor_id: string;
+  budget_id: string;
+  window_start: number;
+  approved: number;
+}
+
 export interface DomainTables {
+  budget_sets: BudgetSetsTable;
+  budget_counters: BudgetCountersTable;
   tenant_settings: TenantSettingsTable;
   authority_actors: AuthorityActorsTable;
   signing_keys: SigningKeysTable;

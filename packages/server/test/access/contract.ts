@@ -130,6 +130,9 @@ export const CONTRACT_ROUTE_ACCESS: Readonly<Record<string, string>> = {
 
   'GET /authority/thresholds/:tenantId': 'authority:policy:read',
   'PUT /authority/thresholds/:tenantId': 'authority:thresholds:write',
+  'GET /authority/budgets/:tenantId': 'authority:policy:read',
+  'PUT /authority/budgets/:tenantId': 'authority:policy:write',
+  'GET /authority/budgets/:tenantId/usage': 'authority:policy:read',
   'GET /authority/policy': 'authority:policy:read',
   'GET /authority/policy/versions': 'authority:policy:read',
   'POST /authority/policy': 'authority:policy:write',

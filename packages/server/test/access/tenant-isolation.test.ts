@@ -246,6 +246,26 @@ const TENANT_CASES: Record<string, Case> = {
   },
   'PUT /authority/thresholds/:tenantId': async ({ asB }) =>
     mismatch(await asB('PUT', `/authority/thresholds/${A}`, { payload: { autoApproveBelow: 1 } })),
+  'GET /authority/budgets/:tenantId': async ({ asB, asA }) => {
+    expectStatus(
+      await asA('PUT', `/authority/budgets/${A}`, {
+        budgets: [{ id: 'a-only', window: 'day', maxApproved: 5, onExceeded: 'DENY' }],
+      }),
+      200,
+    );
+    mismatch(await asB('GET', `/authority/budgets/${A}`));
+    const own = await asB('GET', `/authority/budgets/${B}`);
+    expectStatus(own, 200);
+    assert.deepEqual(own.json().budgets, []);
+  },
+  'PUT /authority/budgets/:tenantId': async ({ asB }) =>
+    mismatch(await asB('PUT', `/authority/budgets/${A}`, { payload: { budgets: [] } })),
+  'GET /authority/budgets/:tenantId/usage': async ({ asB }) => {
+    mismatch(await asB('GET', `/authority/budgets/${A}/usage?actorId=agent-7`));
+    const own = await asB('GET', `/authority/budgets/${B}/usage?actorId=agent-7`);
+    expectStatus(own, 200);
+    assert.deepEqual(own.json().usage, []);
+  },
   'GET /authority/policy': async ({ asB }) => expectStatus(await asB('GET', '/authority/policy'), 200),
   'GET /authority/policy/versions': async ({ asB }) =>
     expectStatus(await asB('GET', '/authority/policy/versions'), 200),

@@ -155,6 +155,19 @@ for (const engine of ENGINES) {
       await owner.thresholds.update({ escalateAt: 55 });
       assert.equal((await owner.thresholds.get()).escalateAt, 55);
 
+      await owner.budgets.put({
+        budgets: [
+          { id: 'surface', actorIds: ['surface-*'], window: 'hour', maxApproved: 3, onExceeded: 'DENY' },
+        ],
+      });
+      assert.equal((await owner.budgets.get()).budgets[0]?.id, 'surface');
+      const usage = await owner.budgets.usage('surface-bot');
+      assert.deepEqual(
+        usage.usage.map((u) => [u.budgetId, u.approved, u.remaining]),
+        [['surface', 0, 3]],
+      );
+      await owner.budgets.put({ budgets: [] });
+
       await owner.tenant.get();
       await owner.tenant.setIpAllowlist({ cidrs: ['127.0.0.0/8'] });
       await owner.tenant.setIpAllowlist({ cidrs: [] });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RiskContext } from '@authority-runtime/sdk/wire';
 import { toolCallIntent } from '../../src/gateway/tool-call-intent.js';
+import { NO_BUDGETS } from '../../src/intent/domain/budgets.js';
 import { evaluateIntent, type IntentEvaluation } from '../../src/intent/domain/evaluate-intent.js';
 import { validateIntentRequest } from '../../src/intent/domain/intent-request.js';
 import { DEFAULT_THRESHOLDS, type ThresholdSettings } from '../../src/intent/domain/thresholds.js';
@@ -42,6 +43,7 @@ function decide(
     floorEnabled: true,
     policy: compilePolicy(rules),
     evaluatedAt: 0,
+    budgets: NO_BUDGETS,
     explain: false,
   });
 }

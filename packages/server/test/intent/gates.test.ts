@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { NO_BUDGETS } from '../../src/intent/domain/budgets.js';
 import { evaluateIntent } from '../../src/intent/domain/evaluate-intent.js';
 import { GATES, type Gate, type GateContext } from '../../src/intent/domain/gates.js';
 import type { IntentRequest } from '../../src/intent/domain/intent-request.js';
@@ -32,6 +33,7 @@ function context(overrides: Partial<GateContext> = {}, rules: Rule[] = ALLOW_MER
     floorEnabled: true,
     policy: compilePolicy(rules),
     evaluatedAt: 0,
+    budgets: NO_BUDGETS,
     ...overrides,
   };
 }

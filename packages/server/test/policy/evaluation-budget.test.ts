@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
+import { NO_BUDGETS } from '../../src/intent/domain/budgets.js';
 import { evaluateIntent } from '../../src/intent/domain/evaluate-intent.js';
 import type { IntentRequest } from '../../src/intent/domain/intent-request.js';
 import { DEFAULT_THRESHOLDS } from '../../src/intent/domain/thresholds.js';
@@ -201,6 +202,7 @@ describe('a decision over its budget', () => {
     floorEnabled: true,
     policy: policyOf([{ id: 'allow-all', effect: 'ALLOW' }, matches('costly', 'args.s', COSTLY)]),
     evaluatedAt: 0,
+    budgets: NO_BUDGETS,
     explain: false,
   });
 

@@ -1,7 +1,9 @@
 import { tracingEnabled, withSyncSpan } from '../../foundation/tracing.js';
 import type { FloorMatch } from '../../policy/catastrophic-floor.js';
 import type { ExplanationEntry } from '../../policy/evaluate-policy.js';
+import { decide, SIGNAL_IDS, signalRule } from '../../policy/most-severe-wins.js';
 import type { Effect, MatchedRule } from '../../policy/rule.js';
+import { type BudgetClaim, exceededRationale } from './budgets.js';
 import { GATES, type Gate, type IntentEvaluationInput, initialGateState } from './gates.js';
 import type { Interpretation } from './interpret.js';
 
@@ -24,6 +26,8 @@ export interface IntentEvaluation {
   explanation?: ExplanationEntry[];
   /** Steps of policy-evaluation work this evaluation spent (evaluation-budget.ts). */
   evaluationSteps: number;
+  /** APPROVED only: the budget units the approval takes in the decision's transaction (§16). */
+  budgetClaims: BudgetClaim[];
 }
 
 const OUTCOME: Readonly<Record<Effect, Outcome>> = {
@@ -62,8 +66,39 @@ export function evaluateIntent(input: IntentEvaluationInput): IntentEvaluation {
       floor: state.floor,
       queue: verdict.queue ?? 'standard',
       evaluationSteps: state.evaluationSteps,
+      budgetClaims: verdict.budgetClaims ?? [],
       ...(state.explanation ? { explanation: state.explanation } : {}),
     };
   }
   throw new Error('the last gate (default) always decides');
+}
+
+/**
+ * The evaluation an approval becomes when, in its transaction, a budget it claimed turned out to be
+ * used up by a concurrent decision (§16): the budget's effect through `signal:budget-exceeded`,
+ * with the rationale naming the budget, the window and the count.
+ */
+export function budgetExceededEvaluation(
+  evaluation: IntentEvaluation,
+  claim: BudgetClaim,
+  actorId: string,
+  count: number,
+): IntentEvaluation {
+  const signal = signalRule(SIGNAL_IDS.budgetExceeded, claim.onExceeded);
+  const matchedRules = [...evaluation.matchedRules, signal];
+  const decision = decide(matchedRules);
+  return {
+    ...evaluation,
+    effect: decision.effect,
+    outcome: OUTCOME[decision.effect],
+    matchedRules,
+    decidingRule: decision.decidingRule,
+    rationale: [
+      ...evaluation.rationale,
+      exceededRationale(claim, actorId, count),
+      `re-checked in the decision's transaction: ${decision.effect} (deciding rule ${decision.decidingRule.id})`,
+    ],
+    queue: 'standard',
+    budgetClaims: [],
+  };
 }

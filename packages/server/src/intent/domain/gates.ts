@@ -3,6 +3,7 @@ import type { CompiledPolicy } from '../../policy/compile-policy.js';
 import { type ExplanationEntry, evaluatePolicy } from '../../policy/evaluate-policy.js';
 import { decide, SIGNAL_IDS, signalRule } from '../../policy/most-severe-wins.js';
 import type { Effect, EvaluationDocument, MatchedRule } from '../../policy/rule.js';
+import { type BudgetClaim, type BudgetState, checkBudgets } from './budgets.js';
 import { type IntentRequest, type RiskFlags, riskFlags } from './intent-request.js';
 import { type Interpretation, interpret } from './interpret.js';
 import { riskScore } from './risk-score.js';
@@ -23,6 +24,8 @@ export interface GateContext {
   policy: CompiledPolicy;
   /** The evaluation time (epoch ms): time-boxed rules match only inside their window (§16). */
   evaluatedAt: number;
+  /** The tenant's budgets and the actor's counts in their current windows (§16). */
+  budgets: BudgetState;
 }
 
 /** Everything the gates need: the tenant's context and the request; evaluation itself does no I/O. */
@@ -56,6 +59,8 @@ export interface Verdict {
   decidingRule: MatchedRule;
   /** Where an escalation goes (default `standard`). */
   queue?: 'standard' | 'catastrophic-review';
+  /** ALLOW only: the budget units the approval takes, re-checked in the decision's transaction. */
+  budgetClaims?: BudgetClaim[];
 }
 
 /** A gate reads the state, may add to it, and decides (a verdict) or passes (undefined). */
@@ -168,7 +173,22 @@ const authorityRules: GateStep = (state) => {
     state.matched.push(signal.rule);
     state.rationale.push(signal.rationale);
   }
-  const decision = decide(state.matched);
+  let decision = decide(state.matched);
+  let budgetClaims: BudgetClaim[] | undefined;
+  if (decision.effect === 'ALLOW') {
+    const { request } = input;
+    const checked = checkBudgets(
+      input.budgets,
+      { actorId: request.actor.id, targetSystem: request.targetSystem, oiCode: primary.oiCode },
+      input.evaluatedAt,
+    );
+    if (checked.exceeded === null) budgetClaims = checked.claims;
+    else {
+      state.matched.push(signalRule(SIGNAL_IDS.budgetExceeded, checked.exceeded.effect));
+      state.rationale.push(checked.exceeded.rationale);
+      decision = decide(state.matched);
+    }
+  }
   state.rationale.push(`most severe wins: ${decision.effect} (deciding rule ${decision.decidingRule.id})`);
   const escalated = decision.effect === 'ESCALATE' || decision.effect === 'REQUIRE_APPROVAL';
   return {
@@ -176,6 +196,7 @@ const authorityRules: GateStep = (state) => {
     matchedRules: state.matched,
     decidingRule: decision.decidingRule,
     queue: state.floor.matched && escalated ? 'catastrophic-review' : 'standard',
+    ...(budgetClaims && budgetClaims.length > 0 ? { budgetClaims } : {}),
   };
 };
 

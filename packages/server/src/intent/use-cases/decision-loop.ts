@@ -1,9 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { AuditEvent } from '../../chain/audit-entry.js';
 import { chainRepository } from '../../chain/chain-repository.js';
-import { approvalUrlOf } from '../../config/approval-url.js';
 import type { ConnectorService } from '../../connectors/connector-service.js';
-import { canonicalJson, sha256Hex } from '../../crypto/canonical-json.js';
 import { AppError } from '../../errors/app-error.js';
 import { failClosed, loopFailed } from '../../errors/fail-closed.js';
 import type { Clock } from '../../foundation/clock.js';
@@ -16,17 +13,16 @@ import type { TenantControls } from '../../tenancy/tenant-controls.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
 import { type MintedToken, mintDecisionToken } from '../../tokens/decision-token.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
-import type { DecisionEvent } from '../../webhooks/events.js';
 import { enqueueEvents } from '../../webhooks/outbox.js';
-import { argsPreview } from '../domain/args-redaction.js';
 import { evaluateIntent, type IntentEvaluation } from '../domain/evaluate-intent.js';
-import { tokenIssuedEvent } from '../domain/intent-events.js';
-import type { ApprovalState, IntentRecord } from '../domain/intent-record.js';
+import type { ApprovalState } from '../domain/intent-record.js';
 import type { IntentRequest } from '../domain/intent-request.js';
 import { isInterpretable } from '../domain/interpret.js';
 import type { ThresholdSettings } from '../domain/thresholds.js';
+import { budgetRepository } from '../repositories/budget-repository.js';
 import { intentRepository } from '../repositories/intent-repository.js';
-import { type ExecutionPlan, executeApproved, initialExecution, planExecution } from './execution-plan.js';
+import { type PendingDecision, pendingDecision } from './decision-record.js';
+import { type ExecutionPlan, executeApproved, planExecution } from './execution-plan.js';
 import { loadGateContext } from './gate-context.js';
 import type { PolicyStore } from './policy-store.js';
 
@@ -50,26 +46,8 @@ export interface SubmitResult {
   body: IntentResponse;
 }
 
-const STATUS_CODE = { APPROVED: 200, ESCALATED: 202, DENIED: 403 } as const;
-/** One webhook event per transition (contract §4.6). */
-const DECISION_EVENT = {
-  APPROVED: 'decision.completed',
-  ESCALATED: 'decision.escalated',
-  DENIED: 'decision.denied',
-} as const;
 /** Decisions per group commit: 64 intents of 18 columns stay far below SQLite's parameter limit. */
 const MAX_BATCH = 64;
-
-/** A decided intent waiting for its commit. */
-interface PendingDecision {
-  intent: IntentRecord;
-  events: AuditEvent[];
-  /** The decision's webhook event, written to the outbox in the same commit. */
-  webhook: DecisionEvent;
-  idempotencyKey: string | undefined;
-  statusCode: number;
-  response: Omit<IntentResponse, 'audit'>;
-}
 
 /**
  * `POST /intent` (contract §4.6): load the tenant's controls and policy, run the gates, sign a
@@ -98,9 +76,11 @@ export function createDecisionLoop(deps: {
    */
   async function commitDecisions(
     trx: Executor,
-    items: readonly PendingDecision[],
-  ): Promise<IntentResponse[]> {
+    pending: readonly PendingDecision[],
+  ): Promise<SubmitResult[]> {
     const now = clock();
+    const items: PendingDecision[] = [];
+    for (const item of pending) items.push(await settleBudgets(trx, item));
     await intentRepository.insert(
       trx,
       items.map((item) => item.intent),
@@ -149,7 +129,31 @@ export function createDecisionLoop(deps: {
         },
       );
     }
-    return responses;
+    return responses.map((body, index) => ({
+      statusCode: (items[index] as PendingDecision).statusCode,
+      body,
+    }));
+  }
+
+  /**
+   * Takes the budget units an approval claims, each re-checked against the count committed by
+   * concurrent decisions (§16). When one is used up, the units taken so far are given back and the
+   * decision becomes the budget's effect: its signed token is discarded, never returned.
+   */
+  async function settleBudgets(trx: Executor, item: PendingDecision): Promise<PendingDecision> {
+    const { tenantId, actorId } = item.intent;
+    const taken: Array<{ budgetId: string; windowStart: number }> = [];
+    for (const claim of item.budgetClaims) {
+      const key = { tenantId, actorId, budgetId: claim.budgetId, windowStart: claim.windowStart };
+      const result = await budgetRepository.take(trx, key, claim.maxApproved);
+      if (result.taken) {
+        taken.push(key);
+        continue;
+      }
+      for (const unit of taken) await budgetRepository.giveBack(trx, { tenantId, actorId, ...unit });
+      return item.exceeded(claim, result.approved);
+    }
+    return item;
   }
 
   const commitListeners: Array<(batchSize: number, seconds: number) => void> = [];
@@ -210,114 +214,24 @@ export function createDecisionLoop(deps: {
       }
     }
 
-    const escalationId = evaluation.outcome === 'ESCALATED' ? uuidv7() : undefined;
-    const approval: ApprovalState | undefined =
-      evaluation.outcome === 'ESCALATED'
-        ? {
-            queue: evaluation.queue,
-            status: 'pending',
-            requiredApprovals: evaluation.queue === 'catastrophic-review' ? 2 : 1,
-            expiresAt: new Date(now + thresholds.approvalTtlSeconds * 1000).toISOString(),
-          }
-        : undefined;
-    const { primary, alternates } = evaluation.interpretation;
-    const authorityDecision: Record<string, unknown> = {
-      decision: evaluation.outcome,
-      riskScore: evaluation.riskScore,
-      policyCompliant: evaluation.policyCompliant,
-      rationale: evaluation.rationale,
-      gateTrace: evaluation.gateTrace,
-      matchedRules: evaluation.matchedRules,
-      decidingRule: evaluation.decidingRule,
-      intent: {
-        oiCode: primary.oiCode,
-        operationType: primary.operationType,
-        confidence: primary.confidence,
-      },
-      ...(evaluation.explanation ? { explanation: evaluation.explanation } : {}),
-    };
-    const execution = plan ? initialExecution(plan) : { attempted: false, status: 'skipped' };
-
-    const base = { correlationId, intentId, actorId: request.actor.id, actorType: request.actor.type };
-    const events: AuditEvent[] = [
-      {
-        ...base,
-        eventType: 'intent.received',
-        payload: {
-          targetSystem: request.targetSystem,
-          proposedAction: request.proposedAction,
-          principalId: principal.id,
-          argsHash: request.args === undefined ? null : sha256Hex(canonicalJson(request.args)),
-          argsPreview: argsPreview(request.args),
-          riskContext: request.riskContext,
-          ...(idempotencyKey ? { idempotencyKey } : {}),
-        },
-      },
-      {
-        ...base,
-        eventType: 'intent.decided',
-        payload: {
-          targetSystem: request.targetSystem,
-          decision: evaluation.outcome,
-          effect: evaluation.effect,
-          riskScore: evaluation.riskScore,
-          matchedRules: evaluation.matchedRules,
-          decidingRule: evaluation.decidingRule,
-          gateTrace: evaluation.gateTrace,
-          hypotheses: { primary, alternates },
-          ...(evaluation.floor.matched
-            ? { floor: { pattern: evaluation.floor.pattern, location: evaluation.floor.location } }
-            : {}),
-          ...(approval ? { escalationId, approval } : {}),
-        },
-      },
-    ];
-    if (minted) events.push(tokenIssuedEvent(base, request.targetSystem, minted));
-
-    const statusCode = STATUS_CODE[evaluation.outcome];
-    const body = await commits.submit({
-      intent: {
-        tenantId,
-        id: intentId,
-        correlationId,
-        principalId: principal.id,
-        actorId: request.actor.id,
-        targetSystem: request.targetSystem,
-        status: evaluation.outcome,
-        decision: evaluation.outcome,
-        reviewState: evaluation.outcome === 'ESCALATED' ? 'PENDING' : 'DECIDED',
+    const committed = await commits.submit(
+      pendingDecision({
+        principal,
         request,
-        authorityDecision,
-        hypotheses: [primary, ...alternates],
-        execution,
-        token: minted?.token ?? null,
-        escalationId: escalationId ?? null,
-        approval: approval ?? null,
-        createdAt: now,
-        updatedAt: now,
-      },
-      events,
-      webhook: {
-        event: DECISION_EVENT[evaluation.outcome],
-        intentId,
-        decision: evaluation.outcome,
-        riskScore: evaluation.riskScore,
-        occurredAt: now,
-      },
-      idempotencyKey,
-      statusCode,
-      response: {
+        evaluation,
+        thresholds,
+        now,
         intentId,
         correlationId,
-        authorityDecision,
-        execution,
-        ...(minted ? { authorityDecisionToken: minted.token } : {}),
-        ...(escalationId && approval
-          ? { escalationId, approvalUrl: approvalUrlOf(deps.approvalUrl, escalationId), approval }
-          : {}),
-      },
-    });
-    if (!plan?.executes || !minted) return { statusCode, body };
+        minted,
+        plan,
+        idempotencyKey,
+        approvalUrlBase: deps.approvalUrl,
+      }),
+    );
+    const { statusCode, body } = committed;
+    // A token discarded in the commit (a budget used up meanwhile) is never used nor returned.
+    if (!plan?.executes || !minted || body.authorityDecisionToken === undefined) return committed;
     const executed = await executeApproved(deps.connectors, plan, tenantId, request, {
       ...body,
       authorityDecisionToken: minted.token,

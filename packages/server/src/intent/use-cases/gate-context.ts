@@ -1,8 +1,18 @@
 import { AppError } from '../../errors/app-error.js';
 import type { Storage } from '../../storage/database.js';
 import { floorSetting } from '../../tenancy/tenant-controls.js';
+import {
+  type Budget,
+  type BudgetState,
+  type CompiledBudget,
+  compileBudgets,
+  counterKey,
+  NO_BUDGETS,
+  windowStarts,
+} from '../domain/budgets.js';
 import type { GateContext } from '../domain/gates.js';
 import type { ThresholdsRecord } from '../domain/thresholds.js';
+import { budgetRepository, type StoredBudgetSet } from '../repositories/budget-repository.js';
 import { gateContextRepository } from '../repositories/gate-context-repository.js';
 import type { PolicyStore } from './policy-store.js';
 import { thresholdsOfSettings } from './thresholds-store.js';
@@ -24,7 +34,10 @@ export async function loadGateContext(
   actorId: string,
   at: number,
 ): Promise<LoadedGateContext> {
-  const stored = await gateContextRepository.get(deps.storage.db, tenantId, actorId);
+  const [stored, budgets] = await Promise.all([
+    gateContextRepository.get(deps.storage.db, tenantId, actorId),
+    loadBudgetState(deps.storage, tenantId, actorId, at),
+  ]);
   if (!stored) throw new AppError('NOT_FOUND', 'No such tenant');
   const { tenant, settings } = stored;
   const policy = await deps.policies.activeAt(tenantId, settings?.activePolicyVersion ?? null);
@@ -35,5 +48,27 @@ export async function loadGateContext(
     floorEnabled: floorSetting(tenantId, settings).enabled,
     policy: policy.compiled,
     evaluatedAt: at,
+    budgets,
+  };
+}
+
+/** The compiled budgets of a stored set (none when the tenant has none). */
+export function budgetsOfSet(set: StoredBudgetSet | undefined): CompiledBudget[] {
+  return set === undefined ? [] : compileBudgets(JSON.parse(set.budgets) as Budget[]);
+}
+
+/** The tenant's budgets and the actor's counts in the windows holding `at` (none read without budgets). */
+export async function loadBudgetState(
+  storage: Storage,
+  tenantId: string,
+  actorId: string,
+  at: number,
+): Promise<BudgetState> {
+  const budgets = budgetsOfSet(await budgetRepository.getSet(storage.db, tenantId));
+  if (budgets.length === 0) return NO_BUDGETS;
+  const counters = await budgetRepository.counters(storage.db, tenantId, actorId, windowStarts(at));
+  return {
+    budgets,
+    counts: new Map(counters.map((c) => [counterKey(c.budgetId, c.windowStart), c.approved])),
   };
 }

@@ -8,6 +8,7 @@ import { subtreeHashRepository } from '../../../src/chain/subtree-hash-repositor
 import { connectorRepository } from '../../../src/connectors/connector-repository.js';
 import { idempotencyRepository } from '../../../src/idempotency/idempotency-repository.js';
 import { approvalRepository } from '../../../src/intent/repositories/approval-repository.js';
+import { budgetRepository } from '../../../src/intent/repositories/budget-repository.js';
 import { gateContextRepository } from '../../../src/intent/repositories/gate-context-repository.js';
 import { intentRepository } from '../../../src/intent/repositories/intent-repository.js';
 import { policyRepository } from '../../../src/intent/repositories/policy-repository.js';
@@ -42,6 +43,7 @@ const REPOSITORIES = {
   apiKeyRepository,
   approvalRepository,
   authorityActorRepository,
+  budgetRepository,
   chainBreakRepository,
   chainRepository,
   checkpointRepository,

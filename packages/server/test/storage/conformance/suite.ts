@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { SqlDialect } from '../../../src/storage/database.js';
 import { manualClock } from '../../helpers/app.js';
 import { createTestStorage, type TestStorage } from '../../helpers/storage.js';
+import { budgetConformance } from './budgets.js';
 import { chainConformance } from './chain.js';
 import { connectorConformance } from './connectors.js';
 import { type CallLog, type Conformance, repositoryMethods, trackedRepositories } from './context.js';
@@ -47,6 +48,7 @@ export function storageConformance(engine: SqlDialect): void {
 
     tenantAndKeyConformance(conformance);
     tenantControlConformance(conformance);
+    budgetConformance(conformance);
     chainConformance(conformance);
     merkleTreeConformance(conformance);
     transparencyConformance(conformance);

@@ -35,6 +35,7 @@ export function tenantAndKeyConformance(c: Conformance): void {
           '0009_physical',
           '0010_physical_policy',
           '0011_console_lookups',
+          '0012_budgets',
           '0014_audit_tree',
           '0015_log_keys',
           '0016_audit_witnesses',
