@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { WitnessSettings } from '../../transparency/witness-settings.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
-import { tenantSecurity } from '../schemas.js';
+import { wireSchema } from '../wire-schema.js';
 
 const route = WIRE_ROUTES.setWitnesses;
 
@@ -16,16 +16,7 @@ export const witnessRoutes: FastifyPluginAsyncTypebox<{ witnesses: WitnessSettin
     route.path,
     {
       config: needs('tenant:admin'),
-      schema: {
-        tags: [route.tag],
-        summary: route.summary,
-        description:
-          'After each checkpoint the service POSTs it to `<url>/add-checkpoint` with a consistency proof from the size ' +
-          'the witness last cosigned, through the egress guard, and serves the cosignatures with the checkpoint.',
-        security: tenantSecurity,
-        body: route.schema.body,
-        response: route.schema.response,
-      },
+      schema: wireSchema(route),
     },
     async (request) => {
       const principal = principalOf(request);
