@@ -6,7 +6,7 @@ import { IsoDateTime, tenantErrors, tenantSecurity } from '../../http/schemas.js
 import { getPack, POLICY_PACKS } from '../../policy/packs.js';
 import type { PolicyStore, PolicyVersion } from '../use-cases/policy-store.js';
 
-const PolicyVersionSchema = Type.Object({
+export const PolicyVersionSchema = Type.Object({
   id: Type.String(),
   version: Type.Integer(),
   active: Type.Boolean(),
@@ -15,6 +15,23 @@ const PolicyVersionSchema = Type.Object({
   createdAt: IsoDateTime,
   createdBy: Type.String(),
   activatedAt: Type.Union([IsoDateTime, Type.Null()]),
+  status: Type.Union([
+    Type.Literal('draft'),
+    Type.Literal('approved'),
+    Type.Literal('rejected'),
+    Type.Literal('active'),
+    Type.Literal('inactive'),
+  ]),
+  author: Type.String(),
+  reviews: Type.Array(
+    Type.Object({
+      principalId: Type.String(),
+      decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]),
+      comment: Type.String(),
+      createdAt: IsoDateTime,
+    }),
+  ),
+  requiredApprovals: Type.Union([Type.Integer(), Type.Null()]),
 });
 const PackSchema = Type.Object({
   id: Type.String(),
@@ -25,7 +42,8 @@ const PackSchema = Type.Object({
 });
 const errors = { ...tenantErrors, 409: tenantErrors[404] };
 
-function view(policy: PolicyVersion) {
+/** The API's form of a version: `id` is `<tenantId>/v<version>`. */
+export function view(policy: PolicyVersion) {
   const { tenantId, ...rest } = policy;
   return { id: `${tenantId}/v${policy.version}`, ...rest };
 }
@@ -56,10 +74,22 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
         tags: ['policy'],
         summary: 'Every policy version, newest first',
         security: tenantSecurity,
-        response: { 200: Type.Object({ versions: Type.Array(PolicyVersionSchema) }), ...errors },
+        response: {
+          200: Type.Object({
+            versions: Type.Array(PolicyVersionSchema),
+            review: Type.Object({ required: Type.Boolean(), approvals: Type.Integer() }),
+          }),
+          ...errors,
+        },
       },
     },
-    async (request) => ({ versions: (await policies.versions(principalOf(request).tenantId)).map(view) }),
+    async (request) => {
+      const { versions, review } = await policies.versions(principalOf(request).tenantId);
+      return {
+        versions: versions.map(view),
+        review: { required: review.required, approvals: review.approvals },
+      };
+    },
   );
 
   app.post(
@@ -94,7 +124,8 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
       config: needs('authority:policy:write'),
       schema: {
         tags: ['policy'],
-        summary: 'Activate a stored policy version',
+        summary:
+          'Activate a stored policy version (409 review_required without its approvals; a rollback needs none)',
         security: tenantSecurity,
         params: Type.Object({ version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }),
         response: { 200: PolicyVersionSchema, ...errors },

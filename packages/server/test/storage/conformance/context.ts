@@ -10,6 +10,7 @@ import { approvalRepository } from '../../../src/intent/repositories/approval-re
 import { gateContextRepository } from '../../../src/intent/repositories/gate-context-repository.js';
 import { intentRepository } from '../../../src/intent/repositories/intent-repository.js';
 import { policyRepository } from '../../../src/intent/repositories/policy-repository.js';
+import { policyReviewRepository } from '../../../src/intent/repositories/policy-review-repository.js';
 import { actorRepository } from '../../../src/physical/repositories/actor-repository.js';
 import { decisionRepository } from '../../../src/physical/repositories/decision-repository.js';
 import { issuanceContextRepository } from '../../../src/physical/repositories/issuance-context-repository.js';
@@ -52,6 +53,7 @@ const REPOSITORIES = {
   physicalKeyRepository,
   physicalPolicyRepository,
   policyRepository,
+  policyReviewRepository,
   portalSessionRepository,
   portalUserRepository,
   revocationRepository,

@@ -35,6 +35,7 @@ export function tenantAndKeyConformance(c: Conformance): void {
           '0009_physical',
           '0010_physical_policy',
           '0011_console_lookups',
+          '0013_policy_review',
         ]);
         assert.deepEqual(await fresh.storage.migrate(), []);
         await fresh.storage.ping();
