@@ -14,6 +14,13 @@ import type {
   Thresholds,
   ThresholdsUpdate,
 } from '../wire/policy.js';
+import type {
+  PolicyReviewRequest,
+  PolicyReviewSetting,
+  PolicyReviewSettingRequest,
+  SimulationRequest,
+  SimulationResult,
+} from '../wire/policy-review.js';
 import { WIRE_ROUTES as R } from '../wire/routes.js';
 import type { IpAllowlistRequest, Tenant } from '../wire/tenant.js';
 import { Resource } from './resource.js';
@@ -76,6 +83,47 @@ export class PoliciesResource extends Resource {
    */
   activate(version: number, options?: CallOptions): Promise<PolicyVersion> {
     return this.expect({ route: R.activatePolicyVersion, params: { version }, retry: 'safe', options });
+  }
+
+  /**
+   * `POST /authority/policy/simulate`: replay recent intents against a draft or a stored version;
+   * decides nothing, mints nothing.
+   *
+   * @example
+   * ```ts
+   * const { transitions } = await client.policies.simulate({ rules, sample: { limit: 5000 } });
+   * ```
+   */
+  simulate(request: SimulationRequest, options?: CallOptions): Promise<SimulationResult> {
+    return this.expect({ route: R.simulatePolicy, body: request, retry: 'safe', options });
+  }
+
+  /**
+   * `POST /authority/policy/versions/:version/reviews`: approve or reject a version (never your own).
+   *
+   * @example
+   * ```ts
+   * await client.policies.review(4, { decision: 'approve', comment: 'replayed last week: 2 changes, both intended' });
+   * ```
+   */
+  review(version: number, request: PolicyReviewRequest, options?: CallOptions): Promise<PolicyVersion> {
+    return this.expect(
+      { route: R.reviewPolicyVersion, params: { version }, body: request, retry: 'unprocessed', options },
+      [201],
+    );
+  }
+
+  /**
+   * `PUT /authority/policy-review/:tenantId`: require review of new versions (owner only).
+   *
+   * @example
+   * ```ts
+   * await client.policies.setReview({ required: true, approvals: 2 });
+   * ```
+   */
+  setReview(request: PolicyReviewSettingRequest, options?: CallOptions): Promise<PolicyReviewSetting> {
+    const params = { tenantId: this.tenantId };
+    return this.expect({ route: R.setPolicyReview, params, body: request, retry: 'safe', options });
   }
 
   /**

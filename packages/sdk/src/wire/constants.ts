@@ -204,6 +204,7 @@ export const PERMISSIONS = [
   'authority:approve:catastrophic',
   'authority:policy:read',
   'authority:policy:write',
+  'authority:policy:review',
   'authority:thresholds:write',
   'authority:floor:write',
   'authority:killswitch:write',

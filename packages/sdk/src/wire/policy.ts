@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Closed, IsoDateTime, Nullable } from './common.js';
 import { ACTOR_TYPES, AUTHORITY_ACTOR_STATUSES, EFFECTS, OPERATORS } from './constants.js';
+import { POLICY_VERSION_STATUSES, PolicyReview } from './policy-review.js';
 
 /** Intent-surface policies (contract §4.4, §4.5): rules, versions, packs, thresholds and tenant controls. */
 
@@ -107,6 +108,14 @@ const PolicyVersionDef = Type.Object({
   createdAt: IsoDateTime,
   createdBy: Type.String(),
   activatedAt: Nullable(IsoDateTime),
+  status: Type.Enum(POLICY_VERSION_STATUSES, {
+    description: 'draft, approved, rejected (two-person review, §16), active, or inactive',
+  }),
+  author: Type.String({ description: 'The principal that created the version (createdBy)' }),
+  reviews: Type.Array(PolicyReview),
+  requiredApprovals: Nullable(
+    Type.Integer({ description: 'Approvals the version needs (created under review), null otherwise' }),
+  ),
 });
 
 export const PolicyVersion = Type.Cyclic(
@@ -118,7 +127,10 @@ export type PolicyVersion = Static<typeof PolicyVersion>;
 export const PolicyVersionList = Type.Cyclic(
   {
     ConditionGroup: ConditionGroupDef,
-    PolicyVersionList: Type.Object({ versions: Type.Array(PolicyVersionDef) }),
+    PolicyVersionList: Type.Object({
+      versions: Type.Array(PolicyVersionDef),
+      review: Type.Object({ required: Type.Boolean(), approvals: Type.Integer({ minimum: 1, maximum: 2 }) }),
+    }),
   },
   'PolicyVersionList',
 );

@@ -227,7 +227,8 @@ export const INTENT_ROUTES = {
     method: 'POST',
     path: '/authority/policy/versions/:version/activate',
     tag: 'policy',
-    summary: 'Activate a stored policy version',
+    summary:
+      'Activate a stored policy version (409 review_required without its approvals; a rollback needs none)',
     security: 'tenant',
     schema: {
       params: Type.Object({ version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }),

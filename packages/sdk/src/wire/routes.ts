@@ -2,6 +2,7 @@ import type { WireRoute } from './route.js';
 import { INTENT_ROUTES } from './routes-intent.js';
 import { PHYSICAL_ROUTES } from './routes-physical.js';
 import { PLATFORM_ROUTES } from './routes-platform.js';
+import { POLICY_REVIEW_ROUTES } from './routes-policy-review.js';
 import { RECORD_ROUTES } from './routes-records.js';
 import { TRANSPARENCY_ROUTES } from './routes-transparency.js';
 import { WITNESS_ROUTES } from './routes-witnesses.js';
@@ -20,6 +21,7 @@ import { WITNESS_ROUTES } from './routes-witnesses.js';
  */
 export const WIRE_ROUTES = {
   ...INTENT_ROUTES,
+  ...POLICY_REVIEW_ROUTES,
   ...RECORD_ROUTES,
   ...TRANSPARENCY_ROUTES,
   ...PLATFORM_ROUTES,

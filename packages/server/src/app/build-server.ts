@@ -55,6 +55,8 @@ import { observeDecisionCommits, observePendingApprovals } from '../intent/route
 import { intentEvidenceRoutes } from '../intent/routes/intent-evidence.js';
 import { intentRoutes } from '../intent/routes/intents.js';
 import { policyRoutes } from '../intent/routes/policy.js';
+import { policyReviewRoutes } from '../intent/routes/policy-review.js';
+import { policySimulationRoutes } from '../intent/routes/policy-simulation.js';
 import { thresholdRoutes } from '../intent/routes/thresholds.js';
 import { tokenRoutes } from '../intent/routes/tokens.js';
 import { physicalRoutes } from '../physical/routes/physical-routes.js';
@@ -310,6 +312,8 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   });
   await app.register(approvalRoutes, { approvals: services.approvals });
   await app.register(policyRoutes, { policies: services.policies });
+  await app.register(policySimulationRoutes, { simulate: services.policySimulation });
+  await app.register(policyReviewRoutes, { reviews: services.policyReviews });
   await app.register(authorityEvaluateRoutes, { permissionEvaluation: services.permissionEvaluation });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
   await app.register(connectorRoutes, { connectors: services.connectors });

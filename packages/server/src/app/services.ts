@@ -14,6 +14,8 @@ import { createDecisionLoop } from '../intent/use-cases/decision-loop.js';
 import { createIntentEvidence } from '../intent/use-cases/intent-evidence.js';
 import { createIntentReads } from '../intent/use-cases/intent-reads.js';
 import { createPermissionEvaluation } from '../intent/use-cases/permission-evaluation.js';
+import { createPolicyReviews } from '../intent/use-cases/policy-reviews.js';
+import { createPolicySimulation } from '../intent/use-cases/policy-simulation.js';
 import { createPolicyStore } from '../intent/use-cases/policy-store.js';
 import { createThresholdsStore } from '../intent/use-cases/thresholds-store.js';
 import { createPhysicalIssuance } from '../physical/use-cases/physical-issuance.js';
@@ -128,6 +130,8 @@ export function createServices(deps: ServiceDeps) {
       approvalUrl: config.approvalUrl,
     }),
     intentReads: createIntentReads({ storage, clock }),
+    policySimulation: createPolicySimulation({ storage, clock, policies }),
+    policyReviews: createPolicyReviews({ storage, clock, policies }),
     approvals: createApprovals({
       storage,
       clock,

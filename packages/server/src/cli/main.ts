@@ -15,7 +15,8 @@ import { createTenantService } from '../tenancy/tenant-service.js';
 import { type GlobalFlags, withStorage } from './context.js';
 import { gatewayCommand } from './gateway.js';
 import { logCommand } from './log-monitor.js';
-import { PolicyTestInputError, policyTest } from './policy-test.js';
+import { policySimulate } from './policy-simulate.js';
+import { loadPolicyRules, PolicyTestInputError, policyTest } from './policy-test.js';
 import { serve } from './serve.js';
 import { generatePassword, readPasswordFromStdin } from './user-password.js';
 import { chainVerify, receiptVerify, withVerdict } from './verify-commands.js';
@@ -256,14 +257,36 @@ chain
 
 const policy = program.command('policy').description('offline policy tools');
 policy
-  .command('test <casesFile>')
+  .command('test [casesFile]')
   .description(
-    'run decision test cases (JSON) offline against a policy; exit 0 all passed, 1 a case failed, 2 bad input',
+    'run decision test cases (JSON) offline against a policy, and/or replay an exported sample of intents (--sample); ' +
+      'exit 0 all passed, 1 a case failed or more decisions changed than --max-changes, 2 bad input',
   )
   .option('--policy <file>', 'policy JSON ({rules: [...]} or an array of rules; default: the starter policy)')
-  .action((casesFile: string, options: { policy?: string }) => {
-    process.exitCode = policyTest(casesFile, options.policy, process.stdout);
-  });
+  .option(
+    '--sample <file>',
+    'JSON lines of recorded intents (GET /intents items) to replay against the policy',
+  )
+  .option('--max-changes <n>', 'with --sample: exit 1 when more decisions change than this', (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0)
+      throw new PolicyTestInputError('--max-changes: must be an integer ≥ 0');
+    return n;
+  })
+  .action(
+    (casesFile: string | undefined, options: { policy?: string; sample?: string; maxChanges?: number }) => {
+      if (casesFile === undefined && options.sample === undefined) {
+        throw new PolicyTestInputError('give a cases file, a --sample file, or both');
+      }
+      const codes: number[] = [];
+      if (casesFile !== undefined) codes.push(policyTest(casesFile, options.policy, process.stdout));
+      if (options.sample !== undefined) {
+        const rules = loadPolicyRules(options.policy);
+        codes.push(policySimulate(options.sample, rules, options.maxChanges, process.stdout));
+      }
+      process.exitCode = Math.max(...codes);
+    },
+  );
 
 program.addCommand(witnessCommand());
 program.addCommand(logCommand());

@@ -327,6 +327,13 @@ export function formatReport(results: readonly PolicyCaseResult[]): string[] {
   return lines;
 }
 
+/** The rules of `--policy FILE`, validated; the starter policy without one. */
+export function loadPolicyRules(policyFile: string | undefined): Rule[] {
+  return policyFile === undefined
+    ? starterRules()
+    : parsePolicyFile(readJson(policyFile, 'policy'), policyFile);
+}
+
 /** The command: reads both files, runs the cases, prints the report; 0 all passed, 1 otherwise. */
 export function policyTest(
   casesFile: string,
@@ -334,8 +341,7 @@ export function policyTest(
   out: NodeJS.WritableStream,
 ): number {
   const { cases, options } = parseCasesFile(readJson(casesFile, 'cases file'), `cases file ${casesFile}`);
-  const rules =
-    policyFile === undefined ? starterRules() : parsePolicyFile(readJson(policyFile, 'policy'), policyFile);
+  const rules = loadPolicyRules(policyFile);
   const results = runPolicyCases(cases, rules, options, Date.now());
   out.write(`${formatReport(results).join('\n')}\n`);
   return results.every((result) => result.passed) ? 0 : 1;

@@ -10,6 +10,7 @@ export const PERMISSIONS = [
   'authority:approve:catastrophic',
   'authority:policy:read',
   'authority:policy:write',
+  'authority:policy:review',
   'authority:thresholds:write',
   'authority:floor:write',
   'authority:killswitch:write',
@@ -66,6 +67,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   policy_admin: [
     'authority:policy:read',
     'authority:policy:write',
+    'authority:policy:review',
     'authority:thresholds:write',
     'physical:policy:read',
     'physical:policy:write',

@@ -186,6 +186,28 @@ export interface PolicyVersionsTable {
   created_at: number;
   created_by: string;
   activated_at: number | null;
+  /** Approvals the version needs when it was created under review (§16); null otherwise. */
+  review_approvals: number | null;
+}
+
+/** Whether a tenant's intent policy versions need review before activation (§16). */
+export interface PolicyReviewSettingsTable {
+  tenant_id: string;
+  required: number;
+  approvals: number;
+  updated_at: number;
+  updated_by: string;
+}
+
+/** One review of a policy version; a principal reviews a version once. */
+export interface PolicyReviewsTable {
+  tenant_id: string;
+  version: number;
+  principal_id: string;
+  /** approve | reject */
+  decision: string;
+  comment: string;
+  created_at: number;
 }
 
 export interface IdempotencyKeysTable {
@@ -343,6 +365,8 @@ export interface DomainTables {
   intents: IntentsTable;
   intent_approvals: IntentApprovalsTable;
   policy_versions: PolicyVersionsTable;
+  policy_review_settings: PolicyReviewSettingsTable;
+  policy_reviews: PolicyReviewsTable;
   idempotency_keys: IdempotencyKeysTable;
   portal_users: PortalUsersTable;
   portal_sessions: PortalSessionsTable;

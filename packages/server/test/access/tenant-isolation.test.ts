@@ -277,6 +277,25 @@ const TENANT_CASES: Record<string, Case> = {
     notFound(await asB('POST', `/authority/policy/versions/${a.onlyVersion}/activate`));
     assert.equal((await asA('GET', '/authority/policy')).json().version, a.activeVersion);
   },
+  'POST /authority/policy/simulate': async ({ asB }) => {
+    const res = await asB('POST', '/authority/policy/simulate', { payload: { rules: [] } });
+    expectStatus(res, 200);
+    const own = (await asB('GET', '/intents')).json().intents.length;
+    assert.equal(res.json().evaluated, own, "B's sample holds its own intents only");
+  },
+  'PUT /authority/policy-review/:tenantId': async ({ asB, asA }) => {
+    mismatch(await asB('PUT', `/authority/policy-review/${A}`, { payload: { required: true } }));
+    assert.equal((await asA('GET', '/authority/policy/versions')).json().review.required, false);
+  },
+  'POST /authority/policy/versions/:version/reviews': async ({ asB, asA, a }) => {
+    notFound(
+      await asB('POST', `/authority/policy/versions/${a.onlyVersion}/reviews`, {
+        payload: { decision: 'approve', comment: '' },
+      }),
+    );
+    const versions = (await asA('GET', '/authority/policy/versions')).json().versions;
+    assert.ok(versions.every((v: { reviews: unknown[] }) => v.reviews.length === 0));
+  },
   'GET /policy-packs': async ({ asB }) => expectStatus(await asB('GET', '/policy-packs'), 200),
   'GET /policy-packs/installed': async ({ asB }) =>
     expectStatus(await asB('GET', '/policy-packs/installed'), 200),

@@ -48,6 +48,7 @@ for (const engine of ENGINES) {
     let t: TestApp;
     let owner: AuthorityClient;
     let agent: AuthorityClient;
+    let reviewer: AuthorityClient;
     const answers: RecordedAnswer[] = [];
 
     before(async () => {
@@ -59,6 +60,10 @@ for (const engine of ENGINES) {
       const fetch = recordingFetch(answers);
       owner = new AuthorityClient({ baseUrl, tenantId: 'acme', apiKey: ownerKey, fetch });
       agent = new AuthorityClient({ baseUrl, tenantId: 'acme', apiKey: agentKey, fetch });
+      const reviewerKey = (
+        await t.services.apiKeys.create('acme', { name: 'reviewer', role: 'policy_admin' }, null)
+      ).key;
+      reviewer = new AuthorityClient({ baseUrl, tenantId: 'acme', apiKey: reviewerKey, fetch });
     });
     after(async () => {
       await t.close();
@@ -151,6 +156,21 @@ for (const engine of ENGINES) {
       assert.equal(saved.active, false);
       await owner.policies.activate(installed.policy.version);
       assert.ok((await owner.policies.versions()).length >= 3);
+      const simulated = await owner.policies.simulate({
+        rules: [{ id: 'allow-all', effect: 'ALLOW' }],
+        sample: { limit: 10 },
+      });
+      assert.equal(simulated.changes.length, simulated.changed);
+      await owner.policies.setReview({ required: true, approvals: 1 });
+      const draft = await owner.policies.save({
+        rules: [{ id: 'reviewed', effect: 'ALLOW' }],
+        activate: true,
+      });
+      assert.deepEqual([draft.active, draft.status], [false, 'draft']);
+      const approved = await reviewer.policies.review(draft.version, { decision: 'approve', comment: 'ok' });
+      assert.equal(approved.status, 'approved');
+      await owner.policies.activate(installed.policy.version);
+      await owner.policies.setReview({ required: false });
 
       await owner.thresholds.update({ escalateAt: 55 });
       assert.equal((await owner.thresholds.get()).escalateAt, 55);

@@ -41,6 +41,24 @@ function lapsedAt(eb: ExpressionBuilder<Database, 'intents'>, now: number) {
   return eb.and([eb('review_state', '=', 'PENDING'), eb('approval_expires_at', '<=', now)]);
 }
 
+/** Which recorded intents a policy simulation replays (contract §16). */
+export interface SampleQuery {
+  limit: number;
+  fromMs?: number | undefined;
+  toMs?: number | undefined;
+  actorId?: string | undefined;
+  targetSystem?: string | undefined;
+}
+
+/** A recorded intent as a simulation reads it: the stored request and the decision it got. */
+export interface StoredSample {
+  id: string;
+  createdAtMs: number;
+  decision: IntentDecision;
+  request: unknown;
+  authorityDecision: Record<string, unknown>;
+}
+
 export const intentRepository = {
   /** Inserts intents in one statement (a batch of the decision loop's group commit). */
   async insert(trx: Executor, intents: readonly IntentRecord[]): Promise<void> {
@@ -236,5 +254,25 @@ export const intentRepository = {
     if (query.before !== undefined) select = select.where('id', '<', query.before);
     const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
     return rows.map(toRecord);
+  },
+
+  /** The most recent intents matching the query (newest first), with their requests and decisions. */
+  async sample(db: Executor, tenantId: string, query: SampleQuery): Promise<StoredSample[]> {
+    let select = db
+      .selectFrom('intents')
+      .select(['id', 'created_at', 'decision', 'request', 'authority_decision'])
+      .where('tenant_id', '=', tenantId);
+    if (query.fromMs !== undefined) select = select.where('created_at', '>=', query.fromMs);
+    if (query.toMs !== undefined) select = select.where('created_at', '<', query.toMs);
+    if (query.actorId !== undefined) select = select.where('actor_id', '=', query.actorId);
+    if (query.targetSystem !== undefined) select = select.where('target_system', '=', query.targetSystem);
+    const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
+    return rows.map((row) => ({
+      id: row.id,
+      createdAtMs: row.created_at,
+      decision: row.decision as IntentDecision,
+      request: JSON.parse(row.request),
+      authorityDecision: JSON.parse(row.authority_decision) as Record<string, unknown>,
+    }));
   },
 };

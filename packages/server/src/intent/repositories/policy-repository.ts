@@ -14,6 +14,8 @@ export interface StoredPolicyVersion {
   createdBy: string;
   /** When the version was last made active; null if it never was. */
   activatedAtMs: number | null;
+  /** Approvals the version needs when it was created while review was required (§16); else null. */
+  reviewApprovals: number | null;
 }
 
 function toVersion(row: PolicyVersionsTable): StoredPolicyVersion {
@@ -25,6 +27,7 @@ function toVersion(row: PolicyVersionsTable): StoredPolicyVersion {
     createdAtMs: row.created_at,
     createdBy: row.created_by,
     activatedAtMs: row.activated_at,
+    reviewApprovals: row.review_approvals,
   };
 }
 
@@ -42,6 +45,7 @@ export const policyRepository = {
         created_at: version.createdAtMs,
         created_by: version.createdBy,
         activated_at: null,
+        review_approvals: version.reviewApprovals,
       })
       .execute();
   },

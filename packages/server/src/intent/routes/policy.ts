@@ -6,7 +6,8 @@ import { wireSchema } from '../../http/wire-schema.js';
 import { getPack, POLICY_PACKS } from '../../policy/packs.js';
 import type { PolicyStore, PolicyVersion } from '../use-cases/policy-store.js';
 
-function view(policy: PolicyVersion) {
+/** The API's form of a version: `id` is `<tenantId>/v<version>`. */
+export function view(policy: PolicyVersion) {
   const { tenantId, ...rest } = policy;
   return { id: `${tenantId}/v${policy.version}`, ...rest };
 }
@@ -30,7 +31,13 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
       config: needs('authority:policy:read'),
       schema: wireSchema(WIRE_ROUTES.listPolicyVersions),
     },
-    async (request) => ({ versions: (await policies.versions(principalOf(request).tenantId)).map(view) }),
+    async (request) => {
+      const { versions, review } = await policies.versions(principalOf(request).tenantId);
+      return {
+        versions: versions.map(view),
+        review: { required: review.required, approvals: review.approvals },
+      };
+    },
   );
 
   app.post(

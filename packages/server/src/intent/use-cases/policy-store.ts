@@ -18,7 +18,13 @@ import { MAX_RULES, type Rule } from '../../policy/rule.js';
 import { validatePolicy } from '../../policy/validate-policy.js';
 import type { Executor, Storage } from '../../storage/database.js';
 import { tenantSettingsRepository } from '../../tenancy/tenant-settings-repository.js';
+import { activationRefusal, type PolicyVersionStatus, versionStatus } from '../domain/policy-review.js';
 import { policyRepository, type StoredPolicyVersion } from '../repositories/policy-repository.js';
+import {
+  type PolicyReviewRecord,
+  type PolicyReviewSetting,
+  policyReviewRepository,
+} from '../repositories/policy-review-repository.js';
 
 export interface PolicyVersion {
   tenantId: string;
@@ -29,6 +35,10 @@ export interface PolicyVersion {
   createdAt: string;
   createdBy: string;
   activatedAt: string | null;
+  status: PolicyVersionStatus;
+  author: string;
+  reviews: Array<{ principalId: string; decision: 'approve' | 'reject'; comment: string; createdAt: string }>;
+  requiredApprovals: number | null;
 }
 
 export interface ActivePolicy {
@@ -71,6 +81,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
           packs: [STARTER_PACK_ID],
           createdAtMs: now,
           createdBy: 'system',
+          reviewApprovals: null,
         });
         await setActive(trx, tenantId, 1, now);
       });
@@ -101,7 +112,12 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     return entry;
   }
 
-  function toView(stored: StoredPolicyVersion, activeVersion: number | null): PolicyVersion {
+  function toView(
+    stored: StoredPolicyVersion,
+    activeVersion: number | null,
+    reviews: readonly PolicyReviewRecord[],
+  ): PolicyVersion {
+    const own = reviews.filter((r) => r.version === stored.version);
     return {
       tenantId: stored.tenantId,
       version: stored.version,
@@ -111,7 +127,25 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
       createdAt: new Date(stored.createdAtMs).toISOString(),
       createdBy: stored.createdBy,
       activatedAt: iso(stored.activatedAtMs),
+      status: versionStatus(stored, activeVersion, own),
+      author: stored.createdBy,
+      reviews: own.map((r) => ({
+        principalId: r.principalId,
+        decision: r.decision,
+        comment: r.comment,
+        createdAt: new Date(r.createdAtMs).toISOString(),
+      })),
+      requiredApprovals: stored.reviewApprovals,
     };
+  }
+
+  /** One version as the API shows it, with its reviews, read with the executor. */
+  async function viewOf(executor: Executor, tenantId: string, version: number): Promise<PolicyVersion> {
+    const row = await policyRepository.get(executor, tenantId, version);
+    if (!row) throw new AppError('NOT_FOUND', `No policy version ${version}`);
+    const current = await activeVersionNumber(executor, tenantId);
+    const reviews = await policyReviewRepository.list(executor, tenantId, version);
+    return toView(row, current, reviews);
   }
 
   /** Writes a new version (and optionally activates it) with its audit entries, in one transaction. */
@@ -132,7 +166,12 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await storage.writeTransaction(async (trx) => {
+          // Under the chain head's lock, so that the review setting read here is the one in force.
+          await chainRepository.lockHead(trx, tenantId, now);
           const version = (await policyRepository.latestVersion(trx, tenantId)) + 1;
+          // While review is required (§16) a new version is a draft, whatever `activate` says.
+          const review = await policyReviewRepository.setting(trx, tenantId);
+          const activateNow = activate && !review.required;
           await policyRepository.insert(trx, {
             tenantId,
             version,
@@ -140,11 +179,18 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
             packs,
             createdAtMs: now,
             createdBy: principal.id,
+            reviewApprovals: review.required ? review.approvals : null,
           });
           const events = [
-            principalEvent(principal, 'policy.saved', { version, ruleCount: rules.length, packs, ...reason }),
+            principalEvent(principal, 'policy.saved', {
+              version,
+              ruleCount: rules.length,
+              packs,
+              ...reason,
+              ...(review.required ? { status: 'draft', requiredApprovals: review.approvals } : {}),
+            }),
           ];
-          if (activate) {
+          if (activateNow) {
             await setActive(trx, tenantId, version, now);
             events.push({
               ...events[0],
@@ -153,9 +199,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
             } as (typeof events)[number]);
           }
           await chainRepository.append(trx, tenantId, events, now);
-          const row = await policyRepository.get(trx, tenantId, version);
-          if (!row) throw new Error(`policy version ${version} of ${tenantId} was not written`);
-          return toView(row, activate ? version : await activeVersionNumber(trx, tenantId));
+          return viewOf(trx, tenantId, version);
         });
       } catch (error) {
         // Two saves raced for the same version number: take the next one.
@@ -172,21 +216,55 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     return { rules: row.rules, packs: row.packs };
   }
 
+  /**
+   * The version `POST /authority/policy` would store for this body: the rules validated (400 naming
+   * rule and field), the active version's pack rules and packs kept unless replacePacks.
+   */
+  async function draftOf(
+    tenantId: string,
+    body: { rules: unknown; replacePacks?: boolean | undefined },
+  ): Promise<{ rules: Rule[]; packs: string[] }> {
+    const checked = validatePolicy({ rules: body.rules });
+    if (!checked.ok)
+      throw validationError(
+        checked.issues.map((i) => ({ path: `/${i.path.replace(/\./g, '/')}`, message: i.message })),
+      );
+    const current = await activeRules(tenantId);
+    if (body.replacePacks) return { rules: checked.rules, packs: [] };
+    const keptPackRules = current.rules.filter((r) => packIdOfRule(r.id) !== undefined);
+    return { rules: [...checked.rules, ...keptPackRules], packs: current.packs };
+  }
+
   return {
     active,
     activeAt,
 
     async activeView(tenantId: string): Promise<PolicyVersion> {
       const { version } = await active(tenantId);
-      const row = await readVersion(tenantId, version);
-      if (!row) throw new Error(`policy version ${version} of ${tenantId} is missing`);
-      return toView(row, version);
+      return viewOf(db, tenantId, version);
     },
 
-    async versions(tenantId: string): Promise<PolicyVersion[]> {
+    /** One version with its reviews (404 when the tenant has no such version). */
+    version: (tenantId: string, version: number) => viewOf(db, tenantId, version),
+
+    /** Every version, newest first, and the tenant's review setting. */
+    async versions(tenantId: string): Promise<{ versions: PolicyVersion[]; review: PolicyReviewSetting }> {
       const current = (await active(tenantId)).version;
-      const rows = await policyRepository.list(db, tenantId);
-      return rows.map((row) => toView(row, current));
+      const [rows, reviews, review] = await Promise.all([
+        policyRepository.list(db, tenantId),
+        policyReviewRepository.list(db, tenantId),
+        policyReviewRepository.setting(db, tenantId),
+      ]);
+      return { versions: rows.map((row) => toView(row, current, reviews)), review };
+    },
+
+    draftOf,
+
+    /** The rules of a stored version (404 when the tenant has no such version). */
+    async storedRules(tenantId: string, version: number): Promise<Rule[]> {
+      const row = await readVersion(tenantId, version);
+      if (!row) throw new AppError('NOT_FOUND', `No policy version ${version}`);
+      return row.rules;
     },
 
     /** `POST /authority/policy`: pack rules are kept unless replacePacks. */
@@ -195,46 +273,40 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
       principal: Principal,
       body: { rules: unknown; activate?: boolean | undefined; replacePacks?: boolean | undefined },
     ): Promise<PolicyVersion> {
-      const checked = validatePolicy({ rules: body.rules });
-      if (!checked.ok)
-        throw validationError(
-          checked.issues.map((i) => ({ path: `/${i.path.replace(/\./g, '/')}`, message: i.message })),
-        );
-      const current = await activeRules(tenantId);
-      const keptPackRules = body.replacePacks
-        ? []
-        : current.rules.filter((r) => packIdOfRule(r.id) !== undefined);
-      const packs = body.replacePacks ? [] : current.packs;
-      return writeVersion(
-        tenantId,
-        principal,
-        [...checked.rules, ...keptPackRules],
-        packs,
-        body.activate === true,
-        {
-          source: 'save',
-          replacePacks: body.replacePacks === true,
-        },
-      );
+      const draft = await draftOf(tenantId, body);
+      return writeVersion(tenantId, principal, draft.rules, draft.packs, body.activate === true, {
+        source: 'save',
+        replacePacks: body.replacePacks === true,
+      });
     },
 
     async activate(tenantId: string, principal: Principal, version: number): Promise<PolicyVersion> {
       await active(tenantId);
-      const row = await readVersion(tenantId, version);
-      if (!row) throw new AppError('NOT_FOUND', `No policy version ${version}`);
       const now = clock();
-      await storage.writeTransaction(async (trx) => {
+      return storage.writeTransaction(async (trx) => {
+        // Under the chain head's lock: a review or a setting change cannot slip in between.
+        await chainRepository.lockHead(trx, tenantId, now);
+        const row = await policyRepository.get(trx, tenantId, version);
+        if (!row) throw new AppError('NOT_FOUND', `No policy version ${version}`);
+        const setting = await policyReviewRepository.setting(trx, tenantId);
+        const reviews = await policyReviewRepository.list(trx, tenantId, version);
+        const refusal = activationRefusal(row, reviews, setting);
+        if (refusal !== undefined) throw new AppError('CONFLICT', refusal, { reason: 'review_required' });
+        const rollback = row.activatedAtMs !== null;
         await setActive(trx, tenantId, version, now);
         await chainRepository.append(
           trx,
           tenantId,
-          [principalEvent(principal, 'policy.activated', { version, source: 'activate' })],
+          [
+            principalEvent(principal, 'policy.activated', {
+              version,
+              source: rollback ? 'rollback' : 'activate',
+            }),
+          ],
           now,
         );
+        return viewOf(trx, tenantId, version);
       });
-      const updated = await readVersion(tenantId, version);
-      if (!updated) throw new AppError('NOT_FOUND', `No policy version ${version}`);
-      return toView(updated, version);
     },
 
     /** `POST /policy-packs/install`: a new version = active rules plus the pack's (409 if installed). */

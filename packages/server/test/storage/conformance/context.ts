@@ -12,6 +12,7 @@ import { budgetRepository } from '../../../src/intent/repositories/budget-reposi
 import { gateContextRepository } from '../../../src/intent/repositories/gate-context-repository.js';
 import { intentRepository } from '../../../src/intent/repositories/intent-repository.js';
 import { policyRepository } from '../../../src/intent/repositories/policy-repository.js';
+import { policyReviewRepository } from '../../../src/intent/repositories/policy-review-repository.js';
 import { actorRepository } from '../../../src/physical/repositories/actor-repository.js';
 import { decisionRepository } from '../../../src/physical/repositories/decision-repository.js';
 import { issuanceContextRepository } from '../../../src/physical/repositories/issuance-context-repository.js';
@@ -60,6 +61,7 @@ const REPOSITORIES = {
   physicalKeyRepository,
   physicalPolicyRepository,
   policyRepository,
+  policyReviewRepository,
   portalSessionRepository,
   portalUserRepository,
   revocationRepository,

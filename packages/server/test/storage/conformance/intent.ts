@@ -233,6 +233,7 @@ export function intentConformance(c: Conformance): void {
         packs: n === 1 ? ['starter'] : [],
         createdAtMs: n,
         createdBy: 'key-1',
+        reviewApprovals: n === 2 ? 2 : null,
       });
       assert.equal(await policies.latestVersion(c.storage.db, tenant), 0);
       await c.storage.writeTransaction(async (trx) => {
@@ -254,6 +255,93 @@ export function intentConformance(c: Conformance): void {
         ],
       );
       assert.equal(await policies.get(c.storage.db, tenant, 3), undefined);
+    });
+
+    it('samples the most recent intents for a simulation, filtered, with requests and decisions', async () => {
+      const { intentRepository: intents } = c.repos;
+      const tenant = await newTenant(c);
+      await c.storage.writeTransaction((trx) =>
+        intents.insert(trx, [
+          intent(tenant, 'i-1', { createdAt: 10 }),
+          intent(tenant, 'i-2', { createdAt: 20, actorId: 'agent-9' }),
+          intent(tenant, 'i-3', { createdAt: 30, targetSystem: 'acme/web', decision: 'DENIED' }),
+        ]),
+      );
+      const other = await newTenant(c);
+      await c.storage.writeTransaction((trx) => intents.insert(trx, [intent(other, 'i-4')]));
+      const all = await intents.sample(c.storage.db, tenant, { limit: 10 });
+      assert.deepEqual(
+        all.map((s) => s.id),
+        ['i-3', 'i-2', 'i-1'],
+      );
+      assert.deepEqual(all[0], {
+        id: 'i-3',
+        createdAtMs: 30,
+        decision: 'DENIED',
+        request: { proposedAction: 'merge pull request 42' },
+        authorityDecision: { decision: 'APPROVED', riskScore: 10 },
+      });
+      const ids = async (query: Parameters<typeof intents.sample>[2]) =>
+        (await intents.sample(c.storage.db, tenant, query)).map((s) => s.id);
+      assert.deepEqual(await ids({ limit: 2 }), ['i-3', 'i-2']);
+      assert.deepEqual(await ids({ limit: 10, actorId: 'agent-9' }), ['i-2']);
+      assert.deepEqual(await ids({ limit: 10, targetSystem: 'acme/web' }), ['i-3']);
+      assert.deepEqual(await ids({ limit: 10, fromMs: 20, toMs: 30 }), ['i-2']);
+    });
+
+    it('keeps the review setting and the reviews of policy versions per tenant', async () => {
+      const { policyReviewRepository: reviews } = c.repos;
+      const tenant = await newTenant(c);
+      const other = await newTenant(c);
+      assert.deepEqual(await reviews.setting(c.storage.db, tenant), {
+        required: false,
+        approvals: 1,
+        updatedAtMs: null,
+        updatedBy: null,
+      });
+      await c.storage.writeTransaction((trx) =>
+        reviews.putSetting(trx, tenant, { required: true, approvals: 2, updatedAtMs: 5, updatedBy: 'key-1' }),
+      );
+      await c.storage.writeTransaction((trx) =>
+        reviews.putSetting(trx, tenant, { required: true, approvals: 1, updatedAtMs: 6, updatedBy: 'key-2' }),
+      );
+      assert.deepEqual(await reviews.setting(c.storage.db, tenant), {
+        required: true,
+        approvals: 1,
+        updatedAtMs: 6,
+        updatedBy: 'key-2',
+      });
+      assert.equal((await reviews.setting(c.storage.db, other)).required, false);
+      const review = (version: number, principalId: string, createdAtMs: number) => ({
+        version,
+        principalId,
+        decision: 'approve' as const,
+        comment: `ok ${principalId}`,
+        createdAtMs,
+      });
+      await c.storage.writeTransaction(async (trx) => {
+        await reviews.insert(trx, tenant, review(2, 'key-2', 7));
+        await reviews.insert(trx, tenant, { ...review(2, 'key-3', 8), decision: 'reject' });
+        await reviews.insert(trx, tenant, review(3, 'key-2', 9));
+        await reviews.insert(trx, other, review(2, 'key-9', 9));
+      });
+      await assert.rejects(
+        c.storage.writeTransaction((trx) => reviews.insert(trx, tenant, review(2, 'key-2', 10))),
+        (e) => isUniqueViolation(e),
+        'a principal reviews a version once',
+      );
+      assert.deepEqual(await reviews.list(c.storage.db, tenant, 2), [
+        review(2, 'key-2', 7),
+        { ...review(2, 'key-3', 8), decision: 'reject' },
+      ]);
+      assert.deepEqual(
+        (await reviews.list(c.storage.db, tenant)).map((r) => [r.version, r.principalId]),
+        [
+          [2, 'key-2'],
+          [2, 'key-3'],
+          [3, 'key-2'],
+        ],
+      );
     });
   });
 }

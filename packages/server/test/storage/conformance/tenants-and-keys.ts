@@ -36,6 +36,7 @@ export function tenantAndKeyConformance(c: Conformance): void {
           '0010_physical_policy',
           '0011_console_lookups',
           '0012_budgets',
+          '0013_policy_review',
           '0014_audit_tree',
           '0015_log_keys',
           '0016_audit_witnesses',
