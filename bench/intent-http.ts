@@ -1,11 +1,17 @@
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { profiled } from './cpu-profile.js';
 import { startEmbeddedServer } from './embedded-server.js';
 import { machineLine } from './machine.js';
 
 const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } },
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    // Writes a CPU profile of the server's thread during the saturated POST /intent run.
+    profile: { type: 'string' },
+  },
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
@@ -50,7 +56,9 @@ const request = {
 };
 // Warm up: first-use key creation, policy compilation, JIT.
 await autocannon({ url, connections: 4, amount: 500, ...request });
-await measure('POST /intent APPROVED (token + 3 audit entries)', url, request);
+await profiled(values.profile, () =>
+  measure('POST /intent APPROVED (token + 3 audit entries)', url, request),
+);
 // autocannon paces a fixed rate per connection and starts every connection at the same instant,
 // so N connections at 1,000 req/s arrive as bursts of N requests every N ms: the p99 then measures
 // how long a burst of N takes to drain. Both shapes are recorded.

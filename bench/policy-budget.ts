@@ -119,6 +119,7 @@ function inputFor(scenario: Scenario, policy: ReturnType<typeof compilePolicy>):
     thresholds: DEFAULT_THRESHOLDS,
     floorEnabled: true,
     policy,
+    evaluatedAt: Date.now(),
     explain: false,
   };
 }

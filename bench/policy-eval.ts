@@ -125,7 +125,7 @@ function ours(
   policy: CompiledPolicy,
   d: EvaluationDocument,
 ): { decision: 'allow' | 'deny'; reason: string[] } {
-  const { matched } = evaluatePolicy(policy, d, { explain: false });
+  const { matched } = evaluatePolicy(policy, d, { at: 0, explain: false });
   if (matched.length === 0) return { decision: 'deny', reason: [] };
   const { effect } = decide(matched);
   const winners = matched.filter((m) => m.effect === effect).map((m) => m.id);
@@ -185,11 +185,14 @@ for (const size of [10, 100, 1_000]) {
   }
 
   const oursStats = timed((i) => {
-    const { matched } = evaluatePolicy(policy, DOCS[i & 1023] as EvaluationDocument, { explain: false });
+    const { matched } = evaluatePolicy(policy, DOCS[i & 1023] as EvaluationDocument, {
+      at: 0,
+      explain: false,
+    });
     if (matched.length > 0) decide(matched);
   });
   const explainStats = timed((i) =>
-    evaluatePolicy(policy, DOCS[i & 1023] as EvaluationDocument, { explain: true }),
+    evaluatePolicy(policy, DOCS[i & 1023] as EvaluationDocument, { at: 0, explain: true }),
   );
   const cedarStats = timed((i) =>
     cedar.statefulIsAuthorized(cedarRequest(DOCS[i & 1023] as EvaluationDocument, policySetId)),
@@ -237,7 +240,7 @@ for (const size of [10, 100, 1_000]) {
     })),
     env: { NODE_ENV: 'production', REGION: 'eu-west-1' },
   };
-  const stats = timed(() => evaluatePolicy(policy, d, { explain: false }));
+  const stats = timed(() => evaluatePolicy(policy, d, { at: 0, explain: false }));
   console.log(
     `MATCHES  20 rules (10 on args.steps[*].run, 10 bare args), ~${JSON.stringify(d.args).length} B args: ${cell(stats)}`,
   );
@@ -265,8 +268,9 @@ for (const size of [10, 100, 1_000]) {
   const policy = compilePolicy(validated.rules);
   const d = docAt(0);
   d.args = { s: `${'a'.repeat(100_000)}!` };
-  if (evaluatePolicy(policy, d, { explain: false }).matched.length !== 0) throw new Error('unexpected match');
-  const stats = timed(() => evaluatePolicy(policy, d, { explain: false }), seconds, 200);
+  if (evaluatePolicy(policy, d, { at: 0, explain: false }).matched.length !== 0)
+    throw new Error('unexpected match');
+  const stats = timed(() => evaluatePolicy(policy, d, { at: 0, explain: false }), seconds, 200);
   console.log(
     `(a+)+$   bare-args MATCHES on 100,000 'a' + '!' (no match): ${cell(stats)} over ${stats.n} runs`,
   );

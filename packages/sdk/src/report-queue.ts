@@ -17,7 +17,9 @@ import type { BatchVerificationReport } from './wire/physical.js';
  * ```
  */
 export class ReportQueue {
+  /** Live reports are `#items[#head..]`; dropping or taking from the front moves `#head`. */
   #items: BatchVerificationReport[] = [];
+  #head = 0;
   #dropped = 0;
 
   constructor(readonly capacity: number) {
@@ -28,7 +30,7 @@ export class ReportQueue {
 
   /** Reports waiting. */
   get length(): number {
-    return this.#items.length;
+    return this.#items.length - this.#head;
   }
 
   /** Reports dropped so far because the queue was full. */
@@ -36,15 +38,18 @@ export class ReportQueue {
     return this.#dropped;
   }
 
-  /** Appends a report, dropping the oldest one when the queue is full. */
+  /** Appends a report, dropping the oldest one when the queue is full; O(1) amortized. */
   push(report: BatchVerificationReport): void {
-    if (this.#items.length >= this.capacity) this.#discardOldest(this.#items.length - this.capacity + 1);
+    if (this.length >= this.capacity) this.#discardOldest(this.length - this.capacity + 1);
     this.#items.push(report);
   }
 
   /** Removes and returns up to `max` of the oldest reports. */
   take(max: number): BatchVerificationReport[] {
-    return this.#items.splice(0, max);
+    const batch = this.#items.slice(this.#head, this.#head + Math.max(0, max));
+    this.#head += batch.length;
+    this.#compact();
+    return batch;
   }
 
   /**
@@ -52,12 +57,22 @@ export class ReportQueue {
    * the meantime) are dropped oldest first and counted.
    */
   putBack(batch: readonly BatchVerificationReport[]): void {
-    this.#items = [...batch, ...this.#items];
-    if (this.#items.length > this.capacity) this.#discardOldest(this.#items.length - this.capacity);
+    this.#items = [...batch, ...this.#items.slice(this.#head)];
+    this.#head = 0;
+    if (this.length > this.capacity) this.#discardOldest(this.length - this.capacity);
   }
 
   #discardOldest(count: number): void {
-    this.#items.splice(0, count);
+    this.#head += count;
     this.#dropped += count;
+    this.#compact();
+  }
+
+  /** Drops the consumed front once it is at least half the array, so memory stays O(capacity). */
+  #compact(): void {
+    if (this.#head > 0 && this.#head * 2 >= this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
   }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -447,6 +447,39 @@ describe('verifyAuthorityToken: SIGNATURE_VERIFICATION_FAILED', () => {
       .setProtectedHeader({ alg: 'HS256', kid: ed.kid })
       .sign(new TextEncoder().encode('secret'));
     assertInvalid(await verifyAuthorityToken(hs, options({ jwks: oct })), 'SIGNATURE_VERIFICATION_FAILED');
+  });
+
+  it('rejects a header with crit, even one naming b64 (no extension is understood)', async () => {
+    const token = await mint(ed, {}, { crit: ['b64'], b64: true });
+    const result = await verifyAuthorityToken(token, options());
+    assertInvalid(result, 'SIGNATURE_VERIFICATION_FAILED');
+    assert.ok(!result.valid && /crit/.test(result.detail), result.valid ? '' : result.detail);
+  });
+
+  it('rejects an RSA key under 2048 bits, whose signature is otherwise valid', async () => {
+    const weak = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const jwk = { ...weak.publicKey.export({ format: 'jwk' }), kid: rs.kid, alg: 'RS256' } as JWK;
+    const input = `${b64url({ alg: 'RS256', typ: 'JWT', kid: rs.kid })}.${b64url(claims())}`;
+    const token = `${input}.${sign('sha256', Buffer.from(input), weak.privateKey).toString('base64url')}`;
+    const result = await verifyAuthorityToken(token, options({ jwks: staticJwks({ keys: [jwk] }) }));
+    assertInvalid(result, 'SIGNATURE_VERIFICATION_FAILED');
+    assert.ok(!result.valid && /2048/.test(result.detail), result.valid ? '' : result.detail);
+  });
+
+  it('rejects an ES256 signature that is not 64 bytes (DER instead of r || s)', async () => {
+    const token = await mint(es);
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const raw = Buffer.from(signature, 'base64url');
+    const der = Buffer.concat([
+      Buffer.from([0x30, 0x44, 0x02, 0x20]),
+      raw.subarray(0, 32),
+      Buffer.from([0x02, 0x20]),
+      raw.subarray(32),
+    ]);
+    assertInvalid(
+      await verifyAuthorityToken(`${header}.${payload}.${der.toString('base64url')}`, options()),
+      'SIGNATURE_VERIFICATION_FAILED',
+    );
   });
 });
 

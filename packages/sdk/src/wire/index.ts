@@ -26,3 +26,4 @@ export * from './tenant.js';
 export * from './tokens.js';
 export * from './transparency.js';
 export * from './webhooks.js';
+export * from './witnesses.js';

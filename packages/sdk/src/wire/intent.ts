@@ -95,6 +95,14 @@ export const ExplanationEntry = Type.Object({
       op: Type.Enum(OPERATORS),
       reason: Type.String(),
     }),
+    Type.Object({
+      kind: Type.Literal('inactive'),
+      reason: Type.String({ description: '`inactive until <activeFrom>` or `inactive since <activeUntil>`' }),
+      until: Type.Optional(Type.String({ description: 'Before its window: the rule is active from then' })),
+      since: Type.Optional(
+        Type.String({ description: 'After its window: the rule stopped being active then' }),
+      ),
+    }),
   ]),
 });
 export type ExplanationEntry = Static<typeof ExplanationEntry>;

@@ -56,6 +56,18 @@ const PolicyRuleDef = Type.Object(
     ),
     bindings: Type.Optional(Bindings),
     conditions: Type.Optional(Type.Ref('ConditionGroup')),
+    activeFrom: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'ISO 8601 with an offset: before it the rule does not match (time-boxed rule)',
+      }),
+    ),
+    activeUntil: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'ISO 8601 with an offset, later than activeFrom: from it on the rule does not match',
+      }),
+    ),
   },
   Closed,
 );

@@ -4,6 +4,7 @@ import { PHYSICAL_ROUTES } from './routes-physical.js';
 import { PLATFORM_ROUTES } from './routes-platform.js';
 import { RECORD_ROUTES } from './routes-records.js';
 import { TRANSPARENCY_ROUTES } from './routes-transparency.js';
+import { WITNESS_ROUTES } from './routes-witnesses.js';
 
 /**
  * Every route of the service, keyed by `operationId`: both surfaces, the operator (`/admin`) and
@@ -23,6 +24,7 @@ export const WIRE_ROUTES = {
   ...TRANSPARENCY_ROUTES,
   ...PLATFORM_ROUTES,
   ...PHYSICAL_ROUTES,
+  ...WITNESS_ROUTES,
 } as const;
 
 /** The operation ids of {@link WIRE_ROUTES}. */

@@ -1,3 +1,4 @@
+import { WIRE_COMPONENTS, WIRE_ROUTE_LIST } from '@authority-runtime/sdk/wire';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import {
@@ -15,6 +16,7 @@ import Fastify, {
 } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Redis } from 'ioredis';
+import { observeCheckpointLag } from '../audit/checkpoint-metrics.js';
 import type { Config } from '../config/config.js';
 import { countConnectorExecutions } from '../connectors/connector-metrics.js';
 import { AppError } from '../errors/app-error.js';
@@ -22,11 +24,14 @@ import type { Clock } from '../foundation/clock.js';
 import { VERSION } from '../foundation/version.js';
 import { PUBLIC } from '../http/access.js';
 import { type AccessControl, checkAccess, checkTenantReferences } from '../http/authentication.js';
+import { isCorsPreflightRoute, registerCors } from '../http/cors.js';
 import { sendError, toAppError } from '../http/error-envelope.js';
-import { createHttpMetrics } from '../http/metrics.js';
+import { createHttpMetrics, observePool } from '../http/metrics.js';
+import { openApiOptions } from '../http/openapi.js';
 import { counterStore } from '../http/rate-limit/counter-store.js';
 import { createRateLimiter } from '../http/rate-limit/rate-limiter.js';
 import { requestIdFor, stripVersionPrefix } from '../http/request-id.js';
+import { traceRequests } from '../http/request-tracing.js';
 import { type RegisteredRoute, recordRoute } from '../http/route-table.js';
 import { adminRoutes } from '../http/routes/admin.js';
 import { auditRoutes } from '../http/routes/audit.js';
@@ -42,9 +47,10 @@ import { tenantRoutes } from '../http/routes/tenant.js';
 import { tenantControlRoutes } from '../http/routes/tenant-controls.js';
 import { transparencyRoutes } from '../http/routes/transparency.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
+import { witnessRoutes } from '../http/routes/witnesses.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
 import { authorityEvaluateRoutes } from '../intent/routes/authority-evaluate.js';
-import { observeDecisionCommits } from '../intent/routes/decision-metrics.js';
+import { observeDecisionCommits, observePendingApprovals } from '../intent/routes/decision-metrics.js';
 import { intentEvidenceRoutes } from '../intent/routes/intent-evidence.js';
 import { intentRoutes } from '../intent/routes/intents.js';
 import { policyRoutes } from '../intent/routes/policy.js';
@@ -53,7 +59,7 @@ import { tokenRoutes } from '../intent/routes/tokens.js';
 import { physicalRoutes } from '../physical/routes/physical-routes.js';
 import { findBodyProblem } from '../request-checks/body-shape.js';
 import type { Storage } from '../storage/database.js';
-import { countWebhookDeliveries } from '../webhooks/webhook-metrics.js';
+import { countWebhookDeliveries, observeWebhookOutbox } from '../webhooks/webhook-metrics.js';
 import { createServices, type Services } from './services.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -113,6 +119,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
+  traceRequests(app);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorateRequest('principal', null);
   app.decorateRequest('clientAddress', null);
@@ -171,6 +178,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   // Every route must say who may call it; routes added by plugins (the docs UI) are public.
   app.addHook('onRoute', (route) => {
+    if (isCorsPreflightRoute(route.method, route.url)) {
+      // Answered by the CORS hook before routing; it is no path of the API and takes no 405.
+      route.config = { ...(route.config ?? {}), access: PUBLIC };
+      return;
+    }
     for (const method of typeof route.method === 'string' ? [route.method] : route.method) {
       methods.on(method as HTTPMethod, route.url, () => {});
       knownMethods.add(method as HTTPMethod);
@@ -203,6 +215,10 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       reply.header('connection', 'close');
       throw new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down');
     }
+  });
+  // CORS before access checks, so that refusals carry its headers and preflights need no credential.
+  if (config.corsOrigins.length > 0) await registerCors(app, config.corsOrigins);
+  app.addHook('onRequest', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
     request.principal = await checkAccess(request, reply, accessControl, access);
@@ -255,26 +271,13 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     return sendError(request, reply, appError);
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Authority Runtime',
-        version: VERSION,
-        description: 'Authorization runtime for AI agents and physical machines.',
-      },
-      // Relative (contract §13.4): "Try it out" in /docs works from whatever address serves it.
-      servers: [{ url: '/' }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'API key (service_live_…)' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token' },
-          portalSession: { type: 'apiKey', in: 'header', name: 'x-portal-session-id' },
-        },
-      },
-    },
-  });
+  await app.register(
+    swagger,
+    openApiOptions(VERSION, () => app.registeredRoutes, {
+      routes: WIRE_ROUTE_LIST,
+      components: WIRE_COMPONENTS,
+    }),
+  );
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   await app.register(healthRoutes, { config, storage, redis: deps.redis, metrics });
@@ -294,6 +297,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(tokenRoutes, { tokenConsumption: services.tokenConsumption });
   await app.register(auditRoutes, { audit: services.audit });
   await app.register(transparencyRoutes, { tenants: services.tenants, transparency: services.transparency });
+  await app.register(witnessRoutes, { witnesses: services.witnessSettings });
   await app.register(intentEvidenceRoutes, { intentEvidence: services.intentEvidence });
   await app.register(tenantControlRoutes, { controls: services.controls });
   await app.register(thresholdRoutes, { thresholds: services.thresholds });
@@ -317,6 +321,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   countWebhookDeliveries(metrics.registry, services.webhookWorker);
   countConnectorExecutions(metrics.registry, services.connectors);
   observeDecisionCommits(metrics.registry, services.decisionLoop);
+  // The pool is read first in a scrape, before the gauges below put their queries on it.
+  observePool(metrics.registry, storage);
+  observePendingApprovals(metrics.registry, storage, clock);
+  observeWebhookOutbox(metrics.registry, storage);
+  observeCheckpointLag(metrics.registry, storage, clock);
   if (config.adminToken !== undefined) await app.register(adminRoutes, { tenants: services.tenants });
 
   if (deps.backgroundJobs !== false) {

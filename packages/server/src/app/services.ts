@@ -29,6 +29,7 @@ import { createSigningKeyService } from '../tokens/signing-keys.js';
 import { createTenantSecrets } from '../tokens/tenant-secrets.js';
 import { createTokenConsumption } from '../tokens/token-consumption.js';
 import { createTransparencyService } from '../transparency/transparency-service.js';
+import { createWitnessSettings } from '../transparency/witness-settings.js';
 import { createDeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createWebhookEndpoints } from '../webhooks/endpoint-service.js';
 
@@ -155,6 +156,7 @@ export function createServices(deps: ServiceDeps) {
     }),
     transparency,
     webhooks: createWebhookEndpoints({ storage, clock, secretBox, egress }),
+    witnessSettings: createWitnessSettings({ storage, clock, egress }),
     webhookWorker: createDeliveryWorker({
       storage,
       clock,

@@ -238,6 +238,26 @@ export const chainRepository = {
     return rows.map((row) => row.tenant_id);
   },
 
+  /**
+   * How far checkpoints trail the chains, over every tenant (a gauge, never by tenant): the most
+   * entries any head has past its last checkpoint, and the oldest last-checkpoint time among heads
+   * that moved since (null when every head is checkpointed).
+   */
+  async checkpointLag(db: Executor): Promise<{ entries: number; oldestCheckpointAt: number | null }> {
+    const row = await db
+      .selectFrom('audit_heads')
+      .select([
+        sql<number | string | null>`max(last_index - last_checkpoint_index)`.as('entries'),
+        (eb) => eb.fn.min('last_checkpoint_at').as('oldest'),
+      ])
+      .whereRef('last_index', '>', 'last_checkpoint_index')
+      .executeTakeFirst();
+    return {
+      entries: Number(row?.entries ?? 0),
+      oldestCheckpointAt: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest),
+    };
+  },
+
   /** Every entry of one intent, in chain order. */
   async entriesOfIntent(db: Executor, tenantId: string, intentId: string): Promise<AuditEntry[]> {
     const rows = await intentEntriesQuery(db, tenantId, intentId)

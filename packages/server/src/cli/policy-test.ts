@@ -92,13 +92,14 @@ function withDefaultTenant(request: unknown): unknown {
 
 /**
  * Runs the cases against validated rules (`validatePolicy` output or `starterRules()`): each
- * request is validated, evaluated with `explain: true`, and compared with its expectation. Pure:
- * no I/O, no clock.
+ * request is validated, evaluated with `explain: true` at `evaluatedAt` (epoch ms; time-boxed
+ * rules match only inside their window), and compared with its expectation. Pure: no I/O, no clock.
  */
 export function runPolicyCases(
   cases: readonly PolicyTestCase[],
   policyRules: readonly Rule[],
-  options: PolicyTestOptions = {},
+  options: PolicyTestOptions,
+  evaluatedAt: number,
 ): PolicyCaseResult[] {
   const policy = compilePolicy(policyRules);
   const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
@@ -130,6 +131,7 @@ export function runPolicyCases(
       thresholds,
       floorEnabled,
       policy,
+      evaluatedAt,
     };
     const evaluation = evaluateIntent({ ...context, request: validated.value, explain: true });
     const failures: PolicyCaseFailure[] = [];
@@ -287,7 +289,9 @@ export function describeExplanation(entry: ExplanationEntry): string {
   const why =
     failed.kind === 'binding'
       ? `binding ${failed.binding} does not match`
-      : `${failed.path} ${failed.op}: ${failed.reason}`;
+      : failed.kind === 'inactive'
+        ? failed.reason
+        : `${failed.path} ${failed.op}: ${failed.reason}`;
   return `${entry.ruleId} (${entry.effect}): ${why}`;
 }
 
@@ -329,7 +333,7 @@ export function policyTest(
   const { cases, options } = parseCasesFile(readJson(casesFile, 'cases file'), `cases file ${casesFile}`);
   const rules =
     policyFile === undefined ? starterRules() : parsePolicyFile(readJson(policyFile, 'policy'), policyFile);
-  const results = runPolicyCases(cases, rules, options);
+  const results = runPolicyCases(cases, rules, options, Date.now());
   out.write(`${formatReport(results).join('\n')}\n`);
   return results.every((result) => result.passed) ? 0 : 1;
 }

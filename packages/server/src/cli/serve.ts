@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { buildServer } from '../app/build-server.js';
 import { resolveMasterKey } from '../config/master-key.js';
 import { systemClock } from '../foundation/clock.js';
+import { traceFields, tracingRequested } from '../foundation/tracing.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
 import { type GlobalFlags, openContext } from './context.js';
 
@@ -13,6 +14,10 @@ function displayHost(host: string): string {
 /** `authority serve`: migrate when embedded, listen, print the demo credentials on a first start. */
 export async function serve(flags: GlobalFlags): Promise<void> {
   const { config, storage } = openContext(flags, 'server');
+  // Traces only when an OTLP endpoint is configured; otherwise the SDK is never loaded.
+  const tracing = tracingRequested(process.env)
+    ? (await import('../app/tracing-sdk.js')).startTracing()
+    : undefined;
   const masterKey = resolveMasterKey(config);
   // The embedded default migrates itself; in server mode `authority migrate` is a deployment step,
   // but applying pending migrations here too keeps a single-instance set-up to one command.
@@ -36,7 +41,8 @@ export async function serve(flags: GlobalFlags): Promise<void> {
     clock: systemClock,
     masterKey,
     redis,
-    logger: { level: config.logLevel },
+    // Log lines carry the active span's traceId and spanId when tracing is on.
+    logger: { level: config.logLevel, ...(tracing ? { mixin: traceFields } : {}) },
   });
   if (config.masterKey === undefined) {
     app.log.warn(
@@ -74,6 +80,7 @@ export async function serve(flags: GlobalFlags): Promise<void> {
     await app.close();
     redis?.disconnect();
     await storage.close();
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.once('SIGINT', shutdown);

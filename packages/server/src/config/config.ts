@@ -51,6 +51,8 @@ export interface Config {
   physicalSignerEphemeral: boolean;
   /** Base of an escalation ticket's approvalUrl (AUTHORITY_APPROVAL_URL), without a trailing slash. */
   approvalUrl: string;
+  /** CORS_ORIGINS: the exact origins browsers may call the API from; empty means no CORS headers. */
+  corsOrigins: string[];
 }
 
 /** Values given on the command line; they win over the environment. */
@@ -96,6 +98,21 @@ function parseInteger(variable: string, raw: string, min: number, max: number): 
     throw new ConfigError(variable, `must be an integer between ${min} and ${max} (got "${raw}")`);
   }
   return value;
+}
+
+/** A comma-separated list of exact origins (`https://app.example.org`), no path, no wildcard. */
+function parseOrigins(variable: string, raw: string): string[] {
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
+    .map((item) => {
+      const url = parseUrl(variable, item, ['http:', 'https:']);
+      if (url.origin !== item.replace(/\/$/, '')) {
+        throw new ConfigError(variable, `"${item}" is not an origin (scheme://host[:port], no path)`);
+      }
+      return url.origin;
+    });
 }
 
 function parseUrl(variable: string, raw: string, protocols: readonly string[]): URL {
@@ -272,6 +289,8 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
       ? `${publicBaseUrl}/console/approvals`
       : parseUrl('AUTHORITY_APPROVAL_URL', approvalRaw, ['http:', 'https:']).toString().replace(/\/+$/, '');
 
+  const corsRaw = nonEmpty(env.CORS_ORIGINS);
+
   return {
     mode,
     port,
@@ -309,5 +328,6 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     physicalKeyBits,
     physicalSignerEphemeral: ephemeralRaw === '1',
     approvalUrl,
+    corsOrigins: corsRaw === undefined ? [] : parseOrigins('CORS_ORIGINS', corsRaw),
   };
 }

@@ -1,5 +1,6 @@
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { EgressClient } from '../egress/egress-client.js';
+import { SpanKind, withSpan } from '../foundation/tracing.js';
 import { VERSION } from '../foundation/version.js';
 import type { AdapterCall, AdapterIo, ProbeOutcome } from './adapters/adapter.js';
 import type { AdapterOutcome } from './adapters/adapter-outcome.js';
@@ -97,14 +98,26 @@ export function createAdapterRunner(deps: {
   return {
     /** Performs the verified call; resolves with `failed`/TIMEOUT once the timeout elapses. */
     run(connector: Connector, call: AdapterCall): Promise<AdapterOutcome> {
-      const work = dispatch(connector, call).catch((error: unknown): AdapterOutcome => {
-        deps.onError(error);
-        return { status: 'failed', reason: 'ADAPTER_ERROR', result: { error: 'the adapter could not run' } };
-      });
-      return within(work, {
-        status: 'failed',
-        reason: 'TIMEOUT',
-        result: { error: `no outcome within ${timeoutMs} ms` },
+      const attributes = {
+        'authority.connector.type': connector.type,
+        'authority.connector.id': connector.id,
+      };
+      return withSpan('connector execute', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+        const work = dispatch(connector, call).catch((error: unknown): AdapterOutcome => {
+          deps.onError(error);
+          return {
+            status: 'failed',
+            reason: 'ADAPTER_ERROR',
+            result: { error: 'the adapter could not run' },
+          };
+        });
+        const outcome = await within(work, {
+          status: 'failed',
+          reason: 'TIMEOUT',
+          result: { error: `no outcome within ${timeoutMs} ms` },
+        });
+        span?.setAttribute('authority.connector.status', outcome.status);
+        return outcome;
       });
     },
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** In a `u` regular expression a surrogate pair reads as one code point, so only lone halves match. */
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -59,6 +59,7 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
+/** SHA-256 of the text's UTF-8 bytes, in hex; one-shot `crypto.hash`, about twice as fast as a Hash object on short texts. */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }

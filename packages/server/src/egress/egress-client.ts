@@ -4,6 +4,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { CidrBlock } from '../foundation/ip-allowlist.js';
+import { withTraceHeaders } from '../foundation/tracing.js';
 import { reachedAddresses } from './special-addresses.js';
 
 /** Resolves a host name to addresses; injectable so tests can prove refusals happen before connecting. */
@@ -136,8 +137,10 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
       }
     },
 
-    async request({ method, url, headers = {}, body, timeoutMs }) {
+    async request({ method, url, headers: given = {}, body, timeoutMs }) {
       const { target } = checkedTarget(url);
+      // W3C `traceparent` of the active span (webhook delivery, connector execution) when tracing is on.
+      const headers = withTraceHeaders(given);
       const transport = target.protocol === 'https:' ? https : http;
       return new Promise<EgressResponse>((resolve, reject) => {
         const req = transport.request(

@@ -18,6 +18,8 @@ import {
   type Operator,
   type Rule,
 } from './rule.js';
+import { indexRules, type RuleIndex } from './rule-index.js';
+import { compileWindow, type TimeWindow } from './time-window.js';
 
 export type JsonType = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'other';
 
@@ -87,11 +89,15 @@ export interface CompiledRule {
   readonly matched: MatchedRule;
   readonly bindings: CompiledBindings | null;
   readonly conditions: CompiledNode | null;
+  /** `activeFrom` / `activeUntil`; null when the rule is always active. */
+  readonly window: TimeWindow | null;
 }
 
 export interface CompiledPolicy {
   /** Sorted by priority, then id (UTF-16 code-unit order). */
   readonly rules: readonly CompiledRule[];
+  /** Selects the rules that can match a document (rule-index.ts). */
+  readonly index: RuleIndex;
 }
 
 const PRIMITIVE_TYPES: ReadonlySet<JsonType> = new Set(['null', 'boolean', 'number', 'string']);
@@ -184,6 +190,7 @@ export function compileRule(rule: Rule): CompiledRule {
       matched: Object.freeze({ id: rule.id, effect: rule.effect, priority }),
       bindings: compileBindings(rule),
       conditions: rule.conditions === undefined ? null : compileNode(rule.conditions),
+      window: compileWindow(rule.activeFrom, rule.activeUntil),
     };
   } catch (error) {
     throw new Error(
@@ -193,6 +200,6 @@ export function compileRule(rule: Rule): CompiledRule {
 }
 
 export function compilePolicy(rules: readonly Rule[]): CompiledPolicy {
-  const compiled = rules.map(compileRule).sort(compareByPriorityThenId);
-  return { rules: Object.freeze(compiled) };
+  const compiled = Object.freeze(rules.map(compileRule).sort(compareByPriorityThenId));
+  return { rules: compiled, index: indexRules(compiled) };
 }

@@ -26,6 +26,8 @@
  *   presence.
  * - Bindings: actorIds, targetSystems and oiCodes are globs over actor.id, targetSystem and
  *   intent.oiCode; actorTypes is exact. Every present binding must hold (any entry of its list).
+ * - Time-boxed rules (time-window.ts): outside `activeFrom <= at < activeUntil` a rule does not
+ *   match, whatever its bindings and conditions; `at` is the evaluation time, an input.
  * - Work is metered (evaluation-budget.ts): when the next piece of work would pass the budget,
  *   evaluation stops and the result says so (`budgetExceeded`); the caller decides DENY.
  */
@@ -49,10 +51,12 @@ import {
 import type { GlobSet } from './glob.js';
 import { resolvePath, resolveSingle } from './path.js';
 import type { Effect, EvaluationDocument, MatchedRule, Operator } from './rule.js';
+import { describeInactivity, type Inactivity, inactivityAt } from './time-window.js';
 
 export type ExplanationFailure =
   | { kind: 'binding'; binding: string }
-  | { kind: 'condition'; path: string; op: Operator; reason: string };
+  | { kind: 'condition'; path: string; op: Operator; reason: string }
+  | ({ kind: 'inactive'; reason: string } & Inactivity);
 
 export interface ExplanationEntry {
   ruleId: string;
@@ -63,6 +67,8 @@ export interface ExplanationEntry {
 export interface EvaluatePolicyOptions {
   /** Also explain, for every rule that did not match, its first failing binding or condition. */
   explain: boolean;
+  /** The evaluation time in epoch milliseconds: time-boxed rules match only inside their window. */
+  at: number;
   /** The work budget in steps (default EVALUATION_BUDGET_STEPS). */
   budgetSteps?: number;
 }
@@ -354,8 +360,19 @@ export function evaluatePolicy(
     explanation === undefined
       ? { matched, steps: meter.spent }
       : { matched, explanation, steps: meter.spent };
+  // An explanation covers every rule; otherwise only the candidates can match (rule-index.ts).
+  const rules = explanation === undefined ? policy.index.candidates(doc) : policy.rules;
   try {
-    for (const rule of policy.rules) {
+    for (const rule of rules) {
+      const inactive = rule.window === null ? null : inactivityAt(rule.window, options.at);
+      if (inactive !== null) {
+        explanation?.push({
+          ruleId: rule.id,
+          effect: rule.effect,
+          failed: { kind: 'inactive', reason: describeInactivity(inactive), ...inactive },
+        });
+        continue;
+      }
       const binding = failingBinding(rule, doc, meter);
       if (binding !== null) {
         explanation?.push({ ruleId: rule.id, effect: rule.effect, failed: { kind: 'binding', binding } });

@@ -59,6 +59,10 @@ export interface Rule {
   priority?: number;
   bindings?: Bindings;
   conditions?: ConditionGroup;
+  /** ISO 8601 date-time with an offset: before it the rule does not match (contract §16). */
+  activeFrom?: string;
+  /** ISO 8601 date-time with an offset: from it on the rule does not match (contract §16). */
+  activeUntil?: string;
 }
 
 export const DEFAULT_PRIORITY = 100;

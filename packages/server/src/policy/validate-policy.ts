@@ -32,6 +32,7 @@ import {
   type Operator,
   type Rule,
 } from './rule.js';
+import { validateWindow } from './time-window.js';
 import { validateBindings } from './validate-bindings.js';
 
 export interface PolicyIssue {
@@ -57,6 +58,8 @@ const RULE_KEYS: ReadonlySet<string> = new Set([
   'priority',
   'bindings',
   'conditions',
+  'activeFrom',
+  'activeUntil',
 ]);
 const GROUP_KEYS: ReadonlySet<string> = new Set(['all', 'any', 'not']);
 const CONDITION_KEYS: ReadonlySet<string> = new Set(['path', 'op', 'value', 'valuePath']);
@@ -185,6 +188,8 @@ export function validatePolicy(input: unknown, options: ValidatePolicyOptions = 
 
     // bindings
     const bindings = Object.hasOwn(raw, 'bindings') ? validateBindings(raw.bindings, issue) : undefined;
+
+    const window = validateWindow(raw, issue);
 
     // conditions
     const validateCondition = (c: Record<string, unknown>, field: string): Condition | null => {
@@ -363,6 +368,8 @@ export function validatePolicy(input: unknown, options: ValidatePolicyOptions = 
     if (typeof raw.priority === 'number') rule.priority = raw.priority;
     if (bindings !== undefined && Object.keys(bindings).length > 0) rule.bindings = bindings;
     if (conditions !== undefined) rule.conditions = conditions;
+    if (window.activeFrom !== undefined) rule.activeFrom = window.activeFrom;
+    if (window.activeUntil !== undefined) rule.activeUntil = window.activeUntil;
     return rule;
   };
 

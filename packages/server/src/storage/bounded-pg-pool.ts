@@ -75,14 +75,35 @@ function boundedClient(client: pg.PoolClient): PostgresPoolClient {
   return { query, release: () => client.release(broken ?? false) } as unknown as PostgresPoolClient;
 }
 
+/** Connections handed out by a pool and the time callers waited for them, since it opened. */
+export interface PoolWaits {
+  acquired: number;
+  seconds: number;
+}
+
+/** A PostgreSQL pool's use now (metrics): connections open, idle, callers waiting, and waits so far. */
+export interface PoolStats extends PoolWaits {
+  max: number;
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 /**
  * The pool as Kysely uses it: connections that discard themselves once they stop answering. `end`
  * may be called more than once (Kysely ends the pool it used; the owner ends it in any case).
  */
-export function kyselyPool(pool: pg.Pool): PostgresPool {
+export function kyselyPool(pool: pg.Pool, waits?: PoolWaits): PostgresPool {
   let ended: Promise<void> | undefined;
   return {
-    connect: async () => boundedClient(await pool.connect()),
+    connect: async () => {
+      if (waits === undefined) return boundedClient(await pool.connect());
+      const started = performance.now();
+      const client = await pool.connect();
+      waits.acquired += 1;
+      waits.seconds += (performance.now() - started) / 1000;
+      return boundedClient(client);
+    },
     end: () => {
       ended ??= pool.end();
       return ended;

@@ -11,7 +11,8 @@ import {
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { tighten } from '../foundation/file-modes.js';
-import { createBoundedPool, kyselyPool } from './bounded-pg-pool.js';
+import { SpanKind, tracingEnabled, withSpan } from '../foundation/tracing.js';
+import { createBoundedPool, kyselyPool, type PoolStats, type PoolWaits } from './bounded-pg-pool.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
@@ -51,6 +52,8 @@ export interface Storage {
    * a lock upgrade), a normal transaction on PostgreSQL (callers take row locks with FOR UPDATE).
    */
   writeTransaction<T>(work: (trx: Executor) => Promise<T>): Promise<T>;
+  /** PostgreSQL only: the pool's use now (SQLite has one in-process connection and no pool). */
+  poolStats?(): PoolStats;
   /** Cheap round trip used by `/ready`; rejects when the database cannot answer. */
   ping(): Promise<void>;
   migrate(): Promise<string[]>;
@@ -104,12 +107,21 @@ function openPostgres(options: StorageOptions & { databaseUrl: string }): Storag
     schema: options.pgSchema,
     types: pgTypes,
   };
-  const pool = kyselyPool(createBoundedPool(poolOptions));
+  const pgPool = createBoundedPool(poolOptions);
+  const waits: PoolWaits = { acquired: 0, seconds: 0 };
+  const pool = kyselyPool(pgPool, waits);
   const db = registered(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
   return {
     db,
     dialect: 'postgres',
     writeTransaction: (work) => db.transaction().execute((trx) => work(registered(trx, 'postgres'))),
+    poolStats: () => ({
+      max: poolOptions.max,
+      total: pgPool.totalCount,
+      idle: pgPool.idleCount,
+      waiting: pgPool.waitingCount,
+      ...waits,
+    }),
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -238,7 +250,15 @@ async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
 
 /** Opens SQLite (no databaseUrl) or PostgreSQL (a postgres:// databaseUrl). */
 export function openStorage(options: StorageOptions): Storage {
-  return options.databaseUrl
+  const storage = options.databaseUrl
     ? openPostgres({ ...options, databaseUrl: options.databaseUrl })
     : openSqlite(options);
+  const write = storage.writeTransaction;
+  // A `db.transaction` span around every write transaction when tracing is on.
+  const attributes = { 'db.system.name': storage.dialect === 'postgres' ? 'postgresql' : 'sqlite' };
+  storage.writeTransaction = (work) =>
+    tracingEnabled()
+      ? withSpan('db.transaction', { kind: SpanKind.CLIENT, attributes }, () => write(work))
+      : write(work);
+  return storage;
 }

@@ -1,8 +1,12 @@
+import type { Context } from '@opentelemetry/api';
 import { isDatabaseUnavailable } from '../errors/database-errors.js';
+import { activeContext, linkTo, tracingEnabled, withSpan } from '../foundation/tracing.js';
 import type { Executor, Storage } from './database.js';
 
 interface Pending<I, R> {
   item: I;
+  /** The submitter's trace context (tracing on only): the batch's span links to it. */
+  trace: Context | undefined;
   resolve: (result: R) => void;
   reject: (error: unknown) => void;
 }
@@ -37,7 +41,18 @@ export function createGroupCommit<I, R>(options: {
     try {
       const started = process.hrtime.bigint();
       const items = batch.map((p) => p.item);
-      const results = await storage.writeTransaction((trx) => apply(trx, items));
+      const write = () => storage.writeTransaction((trx) => apply(trx, items));
+      const results = tracingEnabled()
+        ? await withSpan(
+            'group_commit',
+            {
+              attributes: { 'authority.batch_size': batch.length },
+              parent: batch[0]?.trace,
+              links: batch.flatMap((p) => linkTo(p.trace) ?? []),
+            },
+            write,
+          )
+        : await write();
       onCommit?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
       batch.forEach((pending, index) => {
         pending.resolve(results[index] as R);
@@ -67,7 +82,7 @@ export function createGroupCommit<I, R>(options: {
   return {
     submit(item) {
       return new Promise<R>((resolve, reject) => {
-        queue.push({ item, resolve, reject });
+        queue.push({ item, trace: activeContext(), resolve, reject });
         // The first item waits one turn of the event loop so that requests already read join it;
         // while a batch is being written, the flush loop picks new items up by itself.
         if (!flushing && queue.length === 1) setImmediate(() => void flush());

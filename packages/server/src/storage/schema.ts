@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
 import type { PhysicalTables } from './physical-schema.js';
 import type { TransparencyTables } from './transparency-schema.js';
+import type { WitnessTables } from './witness-schema.js';
 
 /**
  * Row types of the schema. Times are integer milliseconds since the epoch on both engines, JSON
@@ -40,7 +41,7 @@ export interface BootstrapTable {
   created_at: number;
 }
 
-export interface Database extends DomainTables, PhysicalTables, TransparencyTables {
+export interface Database extends DomainTables, PhysicalTables, TransparencyTables, WitnessTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   bootstrap: BootstrapTable;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type JwsSigner, signCompact } from '../crypto/jws.js';
+import { withSpan } from '../foundation/tracing.js';
 
 export const TOKEN_ISSUER = 'service-authority';
 export const MAX_TOKEN_TTL_SECONDS = 300;
@@ -73,5 +74,8 @@ export async function mintDecisionToken(
   nowMs: number,
 ): Promise<MintedToken> {
   const claims = decisionTokenClaims(request, nowMs);
-  return { token: await signCompact(signer, JSON.stringify(claims)), claims, kid: signer.kid };
+  const token = await withSpan('sign decision_token', { attributes: { 'authority.kid': signer.kid } }, () =>
+    signCompact(signer, JSON.stringify(claims)),
+  );
+  return { token, claims, kid: signer.kid };
 }

@@ -94,6 +94,16 @@ export const deliveryRepository = {
     return select.orderBy('id', 'desc').limit(query.limit).execute();
   },
 
+  /** Deliveries by status over every tenant: the backlog and dead-letter gauges (never by tenant). */
+  async countByStatus(db: Executor): Promise<Record<string, number>> {
+    const rows = await db
+      .selectFrom('webhook_deliveries')
+      .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+  },
+
   async deleteForEndpoint(trx: Executor, tenantId: string, endpointId: string): Promise<void> {
     await trx
       .deleteFrom('webhook_deliveries')

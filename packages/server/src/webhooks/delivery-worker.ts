@@ -1,7 +1,13 @@
 import type { SecretBox } from '../crypto/secret-box.js';
-import { type EgressClient, EgressRefusedError, EgressTimeoutError } from '../egress/egress-client.js';
+import {
+  type EgressClient,
+  EgressRefusedError,
+  EgressTimeoutError,
+  withoutQuery,
+} from '../egress/egress-client.js';
 import type { Clock } from '../foundation/clock.js';
 import { createPoller } from '../foundation/poller.js';
+import { SpanKind, withSpan } from '../foundation/tracing.js';
 import { VERSION } from '../foundation/version.js';
 import type { Storage } from '../storage/database.js';
 import { type ClaimedDelivery, deliveryRepository } from './delivery-repository.js';
@@ -61,13 +67,28 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     let statusCode: number | undefined;
     let error: string;
     try {
-      const response = await egress.request({
-        method: 'POST',
-        url: delivery.url,
-        headers: { 'user-agent': USER_AGENT, ...signed.headers },
-        body: signed.body,
-        timeoutMs,
-      });
+      const response = await withSpan(
+        'webhook deliver',
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'http.request.method': 'POST',
+            'url.full': withoutQuery(delivery.url),
+            'authority.webhook.attempt': delivery.attempts + 1,
+          },
+        },
+        async (span) => {
+          const answer = await egress.request({
+            method: 'POST',
+            url: delivery.url,
+            headers: { 'user-agent': USER_AGENT, ...signed.headers },
+            body: signed.body,
+            timeoutMs,
+          });
+          span?.setAttribute('http.response.status_code', answer.status);
+          return answer;
+        },
+      );
       statusCode = response.status;
       error = `HTTP ${response.status}`;
     } catch (failure) {

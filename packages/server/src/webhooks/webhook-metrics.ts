@@ -1,4 +1,6 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Storage } from '../storage/database.js';
+import { deliveryRepository } from './delivery-repository.js';
 import type { DeliveryWorker } from './delivery-worker.js';
 
 /** `authority_webhook_deliveries_total{status}`: recorded attempts by resulting status, never by tenant. */
@@ -10,4 +12,36 @@ export function countWebhookDeliveries(registry: Registry, worker: DeliveryWorke
     registers: [registry],
   });
   worker.onAttempt((status) => counter.inc({ status }));
+}
+
+/**
+ * Read at each scrape, over every tenant: `authority_webhook_backlog{status}` (deliveries waiting to
+ * be sent: pending, retrying) and `authority_webhook_dead_letters` (deliveries that exhausted their
+ * retries). A scrape while the database is down leaves these series out.
+ */
+export function observeWebhookOutbox(registry: Registry, storage: Storage): void {
+  // Each gauge reads on its own: a grouped count per scrape.
+  const read = () => deliveryRepository.countByStatus(storage.db).catch(() => undefined);
+  new Gauge({
+    name: 'authority_webhook_backlog',
+    help: 'Webhook deliveries waiting to be sent, by status (pending, retrying), over every tenant',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      const byStatus = await read();
+      this.reset();
+      if (byStatus === undefined) return;
+      for (const status of ['pending', 'retrying']) this.set({ status }, byStatus[status] ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'authority_webhook_dead_letters',
+    help: 'Webhook deliveries that exhausted their retries (status dead), over every tenant',
+    registers: [registry],
+    async collect() {
+      const byStatus = await read();
+      this.reset();
+      if (byStatus !== undefined) this.set(byStatus.dead ?? 0);
+    },
+  });
 }

@@ -41,7 +41,7 @@ function only(results: PolicyCaseResult[]): PolicyCaseResult {
 }
 
 function runOne(testCase: Omit<PolicyTestCase, 'name'>, rules: Rule[] = starterRules(), options = {}) {
-  return only(runPolicyCases([{ name: 'case', ...testCase }], rules, options));
+  return only(runPolicyCases([{ name: 'case', ...testCase }], rules, options, 0));
 }
 
 function failureKinds(result: PolicyCaseResult): PolicyCaseFailure['kind'][] {
@@ -69,6 +69,8 @@ describe('runPolicyCases', () => {
         },
       ],
       starterRules(),
+      {},
+      0,
     );
     assert.deepEqual(
       results.map((r) => [r.name, r.passed, r.failures]),
@@ -151,6 +153,8 @@ describe('runPolicyCases', () => {
         { name: 'fine', request: READ, expect: { decision: 'APPROVED' } },
       ],
       starterRules(),
+      {},
+      0,
     );
     assert.deepEqual(
       results.map((r) => [r.name, r.passed, failureKinds(r), r.evaluation === undefined]),
@@ -333,6 +337,8 @@ describe('formatReport', () => {
         { name: 'broken', request: { ...READ, targetSystem: 'nope' }, expect: { decision: 'DENIED' } },
       ],
       starterRules(),
+      {},
+      0,
     );
     const lines = formatReport(results);
     assert.equal(lines[0], 'PASS reads');

@@ -41,6 +41,7 @@ function decide(
     thresholds: { ...DEFAULT_THRESHOLDS, ...options.thresholds },
     floorEnabled: true,
     policy: compilePolicy(rules),
+    evaluatedAt: 0,
     explain: false,
   });
 }

@@ -79,7 +79,7 @@ for (const engine of ENGINES) {
       const verify = await t.app.inject({ method: 'POST', url: '/audit/verify-chain', headers: owner });
       assert.equal(verify.json().valid, true);
       const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
-      assert.match(metrics.body, /authority_decisions_total\{outcome="APPROVED"\} 1/);
+      assert.match(metrics.body, /authority_decisions_total\{decision="APPROVED"\} 1/);
       assert.match(metrics.body, /authority_audit_append_seconds_count 1\n/);
       assert.match(metrics.body, /authority_decision_commit_batch_size_bucket\{le="1"\} 1\n/);
       assert.doesNotMatch(metrics.body, /acme/, 'metrics never name tenants');

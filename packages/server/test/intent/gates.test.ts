@@ -31,6 +31,7 @@ function context(overrides: Partial<GateContext> = {}, rules: Rule[] = ALLOW_MER
     thresholds: DEFAULT_THRESHOLDS,
     floorEnabled: true,
     policy: compilePolicy(rules),
+    evaluatedAt: 0,
     ...overrides,
   };
 }

@@ -95,9 +95,9 @@ export const VALUE_PATHS = [
 ];
 
 export const GLOBS = {
-  actorIds: ['agent-*', '*', 'a', 'svc-?', '*-1', 'agent-1'],
+  actorIds: ['agent-*', '*', 'a', 'svc-?', '*-1', 'agent-1', 'agent-1*'],
   targetSystems: ['acme/*', '*/x', 'acme/payments', '*', 'a?me/*'],
-  oiCodes: ['OI-1*', 'OI-?0?', 'OI-305', '*', 'OI-10?'],
+  oiCodes: ['OI-1*', 'OI-?0?', 'OI-305', '*', 'OI-10?', 'OI-305*'],
 };
 export const ACTOR_TYPE_VALUES = ['service', 'agent', 'human', 'workflow'];
 

@@ -338,7 +338,7 @@ describe('groups and not', () => {
 describe('bindings', () => {
   const rule = (bindings: Record<string, string[]>) => policyOf([{ id: 'b', effect: 'ALLOW', bindings }]);
   const matches = (bindings: Record<string, string[]>, dd = d) =>
-    evaluatePolicy(rule(bindings), dd, { explain: false }).matched.length === 1;
+    evaluatePolicy(rule(bindings), dd, { at: 0, explain: false }).matched.length === 1;
 
   test('globs for actorIds, targetSystems and oiCodes; exact actorTypes', () => {
     assert.equal(matches({ actorIds: ['agent-*'] }), true);
@@ -369,7 +369,7 @@ describe('bindings', () => {
       { id: 'c', effect: 'DENY', bindings: { oiCodes: ['x'], targetSystems: ['y'], actorTypes: ['agent'] } },
       { id: 'e', effect: 'DENY', bindings: { oiCodes: ['x'], targetSystems: ['acme/*'] } },
     ]);
-    const result = evaluatePolicy(policy, d, { explain: true });
+    const result = evaluatePolicy(policy, d, { at: 0, explain: true });
     assert.deepEqual(
       result.explanation?.map((e) => e.failed),
       [
@@ -391,7 +391,7 @@ describe('evaluatePolicy', () => {
       { id: 'never', effect: 'DENY', conditions: { all: [{ path: 'args.missing', op: 'EXISTS' }] } },
       { id: 'y', effect: 'REQUIRE_APPROVAL', priority: 5 },
     ]);
-    const result = evaluatePolicy(policy, d, { explain: false });
+    const result = evaluatePolicy(policy, d, { at: 0, explain: false });
     assert.deepEqual(ids(result), ['y', 'z', 'B', 'a', 'b']);
     assert.deepEqual(result.matched[0], { id: 'y', effect: 'REQUIRE_APPROVAL', priority: 5 });
     assert.equal(result.matched[2]?.priority, 100);
@@ -399,7 +399,7 @@ describe('evaluatePolicy', () => {
   });
 
   test('an empty policy matches nothing and explains nothing', () => {
-    assert.deepEqual(evaluatePolicy(compilePolicy([]), d, { explain: true }), {
+    assert.deepEqual(evaluatePolicy(compilePolicy([]), d, { at: 0, explain: true }), {
       matched: [],
       explanation: [],
       steps: 0,
@@ -420,9 +420,9 @@ describe('evaluatePolicy', () => {
 
   test('results are fresh objects: mutating them does not affect later evaluations', () => {
     const policy = policyOf([{ id: 'a', effect: 'ALLOW' }]);
-    const first = evaluatePolicy(policy, d, { explain: false });
+    const first = evaluatePolicy(policy, d, { at: 0, explain: false });
     (first.matched[0] as { effect: string }).effect = 'DENY';
-    assert.equal(evaluatePolicy(policy, d, { explain: false }).matched[0]?.effect, 'ALLOW');
+    assert.equal(evaluatePolicy(policy, d, { at: 0, explain: false }).matched[0]?.effect, 'ALLOW');
   });
 });
 
@@ -444,7 +444,7 @@ describe('explanation', () => {
       },
       { id: 'miss', effect: 'ESCALATE', conditions: { all: [{ path: 'args.missing', op: 'EQ', value: 1 }] } },
     ]);
-    const result = evaluatePolicy(policy, d, { explain: true });
+    const result = evaluatePolicy(policy, d, { at: 0, explain: true });
     assert.deepEqual(ids(result), ['ok']);
     assert.deepEqual(result.explanation, [
       {

@@ -108,7 +108,7 @@ describe('policy evaluation under a budget', () => {
       { id: 'c', effect: 'DENY', conditions: { all: [{ path: 'args', op: 'CONTAINS', value: 'zz' }] } },
       { id: 'g', effect: 'ALLOW', bindings: { actorIds: ['agent-*', 'exact'] } },
     ]);
-    const result = evaluatePolicy(policy, doc({ args: { s: 'abc' } }), { explain: false });
+    const result = evaluatePolicy(policy, doc({ args: { s: 'abc' } }), { at: 0, explain: false });
     assert.deepEqual(ids(result), ['g', 'm']);
     // c: bare args yields "s" and "abc" (2 candidates), CONTAINS reads 1 and 3 characters.
     // g: one exact list, one glob over "agent-7" (7 characters).
@@ -122,7 +122,7 @@ describe('policy evaluation under a budget', () => {
   test('a test whose worst case passes the budget is not run: evaluation stops and says so', () => {
     const policy = policyOf([matches('costly', 'args.s', COSTLY), matches('cheap', 'args.t', 'x')]);
     const text = 'a'.repeat(60_000);
-    const result = evaluatePolicy(policy, doc({ args: { s: text, t: 'x' } }), { explain: false });
+    const result = evaluatePolicy(policy, doc({ args: { s: text, t: 'x' } }), { at: 0, explain: false });
     assert.deepEqual(result.budgetExceeded, { limit: EVALUATION_BUDGET_STEPS });
     // Rules sort by id: "cheap" ran and matched before "costly" was refused its charge.
     assert.deepEqual(ids(result), ['cheap']);
@@ -134,10 +134,16 @@ describe('policy evaluation under a budget', () => {
     const size = RE2JS.compile(COSTLY).programSize();
     assert.ok(size <= MAX_PATTERN_PROGRAM_SIZE);
     const longest = Math.floor((EVALUATION_BUDGET_STEPS - MATCH_CALL_STEPS) / size) - 1;
-    const under = evaluatePolicy(policy, doc({ args: { s: 'a'.repeat(longest) } }), { explain: false });
+    const under = evaluatePolicy(policy, doc({ args: { s: 'a'.repeat(longest) } }), {
+      at: 0,
+      explain: false,
+    });
     assert.equal(under.budgetExceeded, undefined);
     assert.equal(under.steps, matchSteps(size, longest));
-    const over = evaluatePolicy(policy, doc({ args: { s: 'a'.repeat(longest + 1) } }), { explain: false });
+    const over = evaluatePolicy(policy, doc({ args: { s: 'a'.repeat(longest + 1) } }), {
+      at: 0,
+      explain: false,
+    });
     assert.deepEqual(over.budgetExceeded, { limit: EVALUATION_BUDGET_STEPS });
     assert.equal(over.steps, 0);
   });
@@ -149,7 +155,7 @@ describe('policy evaluation under a budget', () => {
       conditions: { all: [{ path: 'args', op: 'EQ', value: `never-${i}` }] },
     }));
     const leaves = Array.from({ length: 10_000 }, (_, i) => `v${i}`);
-    const result = evaluatePolicy(policyOf(rules), doc({ args: { leaves } }), { explain: false });
+    const result = evaluatePolicy(policyOf(rules), doc({ args: { leaves } }), { at: 0, explain: false });
     assert.deepEqual(result.budgetExceeded, { limit: EVALUATION_BUDGET_STEPS });
   });
 
@@ -161,6 +167,7 @@ describe('policy evaluation under a budget', () => {
       bindings: { actorIds },
     }));
     const result = evaluatePolicy(policyOf(rules), doc({ actor: { id: 'a'.repeat(200), type: 'agent' } }), {
+      at: 0,
       explain: false,
     });
     assert.deepEqual(result.budgetExceeded, { limit: EVALUATION_BUDGET_STEPS });
@@ -169,10 +176,10 @@ describe('policy evaluation under a budget', () => {
   test('explanations are charged too, and a smaller budget stops sooner', () => {
     const policy = policyOf([matches('m', 'args.s', 'zzz')]);
     const input = doc({ args: { s: 'a'.repeat(1_000) } });
-    const plain = evaluatePolicy(policy, input, { explain: false });
-    const explained = evaluatePolicy(policy, input, { explain: true });
+    const plain = evaluatePolicy(policy, input, { at: 0, explain: false });
+    const explained = evaluatePolicy(policy, input, { at: 0, explain: true });
     assert.ok(explained.steps > plain.steps);
-    const tight = evaluatePolicy(policy, input, { explain: false, budgetSteps: plain.steps - 1 });
+    const tight = evaluatePolicy(policy, input, { at: 0, explain: false, budgetSteps: plain.steps - 1 });
     assert.deepEqual(tight.budgetExceeded, { limit: plain.steps - 1 });
   });
 });
@@ -193,6 +200,7 @@ describe('a decision over its budget', () => {
     thresholds: DEFAULT_THRESHOLDS,
     floorEnabled: true,
     policy: policyOf([{ id: 'allow-all', effect: 'ALLOW' }, matches('costly', 'args.s', COSTLY)]),
+    evaluatedAt: 0,
     explain: false,
   });
 

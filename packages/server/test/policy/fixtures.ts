@@ -57,12 +57,12 @@ export function ids(result: EvaluatePolicyResult): string[] {
 export function holds(condition: Condition | ConditionGroup, document: EvaluationDocument): boolean {
   const group = 'path' in condition || 'op' in condition ? { all: [condition] } : condition;
   const rule: Rule = { id: 'r', effect: 'ALLOW', conditions: group as ConditionGroup };
-  return evaluatePolicy(policyOf([rule]), document, { explain: false }).matched.length === 1;
+  return evaluatePolicy(policyOf([rule]), document, { at: 0, explain: false }).matched.length === 1;
 }
 
 /** The explanation entry of the single rule `r` with this condition, or undefined when it matched. */
 export function explain(condition: Condition | ConditionGroup, document: EvaluationDocument) {
   const group = 'path' in condition || 'op' in condition ? { all: [condition] } : condition;
   const rule: Rule = { id: 'r', effect: 'ALLOW', conditions: group as ConditionGroup };
-  return evaluatePolicy(policyOf([rule]), document, { explain: true }).explanation?.[0];
+  return evaluatePolicy(policyOf([rule]), document, { at: 0, explain: true }).explanation?.[0];
 }

@@ -11,7 +11,7 @@ import { doc, policyOf } from './fixtures.js';
 
 /** The decision as the gates would make it: rules plus signals; nothing matched → default DENY. */
 function decision(rules: Rule[], d: EvaluationDocument, signals: MatchedRule[] = []): Decision {
-  const matched = [...evaluatePolicy(compilePolicy(rules), d, { explain: false }).matched, ...signals];
+  const matched = [...evaluatePolicy(compilePolicy(rules), d, { at: 0, explain: false }).matched, ...signals];
   return matched.length === 0
     ? { effect: 'DENY', decidingRule: signalRule(SIGNAL_IDS.default, 'DENY') }
     : decide(matched);
@@ -43,8 +43,8 @@ describe('policy properties', () => {
           assert.deepEqual(b, a);
           // The matched list itself is in policy order whatever the input order.
           assert.deepEqual(
-            evaluatePolicy(compilePolicy(shuffled), d, { explain: true }),
-            evaluatePolicy(compilePolicy(rules), d, { explain: true }),
+            evaluatePolicy(compilePolicy(shuffled), d, { at: 0, explain: true }),
+            evaluatePolicy(compilePolicy(rules), d, { at: 0, explain: true }),
           );
         },
       ),
@@ -59,7 +59,7 @@ describe('policy properties', () => {
       fc.property(rulesArb, denyArb, signalsArb, docArb, (rules, deny, signals, d) => {
         const before = decision(rules, d, signals);
         const withDeny = [...rules.filter((r) => r.id !== deny.id), deny];
-        const matched = evaluatePolicy(compilePolicy(withDeny), d, { explain: false }).matched.some(
+        const matched = evaluatePolicy(compilePolicy(withDeny), d, { at: 0, explain: false }).matched.some(
           (m) => m.id === deny.id,
         );
         const after = decision(withDeny, d, signals);
@@ -142,6 +142,7 @@ describe('policy properties', () => {
     // The default budget would stop this evaluation (evaluation-budget.test.ts); this test is about the engine.
     const budgetSteps = 100_000_000;
     const result = evaluatePolicy(policy, doc({ proposedAction: evil.slice(0, 4000), args: { s: evil } }), {
+      at: 0,
       explain: true,
       budgetSteps,
     });
@@ -150,6 +151,7 @@ describe('policy properties', () => {
     assert.equal(result.explanation?.length, 3);
     // And a match is still found on the same shape of input when there is one.
     const hit = evaluatePolicy(policy, doc({ args: { s: 'a'.repeat(100_000) } }), {
+      at: 0,
       explain: false,
       budgetSteps,
     });

@@ -18,6 +18,19 @@ from .reasons import (
     WEBHOOK_VERIFICATION_REASONS,
 )
 from .receipt import RECEIPT_SEAL_TYP, ReceiptVerification, verify_receipt
+from .transparency import (
+    CHECKPOINT_VERIFICATION_REASONS,
+    PROOF_FAILURE_REASONS,
+    Checkpoint,
+    CheckpointVerification,
+    Cosignature,
+    ProofVerification,
+    TransparencyFormatError,
+    leaf_hash,
+    verify_checkpoint,
+    verify_consistency_proof,
+    verify_inclusion_proof,
+)
 from .verify import (
     AUTHORITY_ISSUER,
     DEFAULT_CLOCK_SKEW_SECONDS,
@@ -32,6 +45,17 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AUTHORITY_ISSUER",
+    "CHECKPOINT_VERIFICATION_REASONS",
+    "PROOF_FAILURE_REASONS",
+    "Checkpoint",
+    "CheckpointVerification",
+    "Cosignature",
+    "ProofVerification",
+    "TransparencyFormatError",
+    "leaf_hash",
+    "verify_checkpoint",
+    "verify_consistency_proof",
+    "verify_inclusion_proof",
     "DEFAULT_CLOCK_SKEW_SECONDS",
     "GENESIS_HASH",
     "MAX_TOKEN_LENGTH",

@@ -19,6 +19,7 @@ export function explainFailure(entry: ExplanationEntry): string {
   };
   if (failed.kind === 'binding') return `binding ${failed.binding} did not match`;
   if (failed.kind === 'condition') return `${failed.path} ${failed.op}: ${failed.reason}`;
+  if (failed.kind === 'inactive') return failed.reason ?? 'inactive';
   return JSON.stringify(entry.failed);
 }
 

@@ -21,6 +21,8 @@ export interface GateContext {
   thresholds: ThresholdSettings;
   floorEnabled: boolean;
   policy: CompiledPolicy;
+  /** The evaluation time (epoch ms): time-boxed rules match only inside their window (§16). */
+  evaluatedAt: number;
 }
 
 /** Everything the gates need: the tenant's context and the request; evaluation itself does no I/O. */
@@ -142,6 +144,7 @@ const authorityRules: GateStep = (state) => {
   const { input } = state;
   const evaluated = evaluatePolicy(input.policy, evaluationDocument(state), {
     explain: input.explain,
+    at: input.evaluatedAt,
     ...(input.budgetSteps === undefined ? {} : { budgetSteps: input.budgetSteps }),
   });
   state.evaluationSteps = evaluated.steps;

@@ -208,6 +208,18 @@ export const intentRepository = {
     return rows.map((row) => ({ tenantId: row.tenant_id, id: row.id }));
   },
 
+  /** Escalations awaiting review at `now` over every tenant, by queue (a gauge, never by tenant). */
+  async countPendingReviews(db: Executor, now: number): Promise<Record<string, number>> {
+    const rows = await db
+      .selectFrom('intents')
+      .select(['approval_queue', (eb) => eb.fn.countAll<number | string>().as('count')])
+      .where('review_state', '=', 'PENDING')
+      .where('approval_expires_at', '>', now)
+      .groupBy('approval_queue')
+      .execute();
+    return Object.fromEntries(rows.map((row) => [row.approval_queue ?? 'standard', Number(row.count)]));
+  },
+
   /** Intents of a tenant, newest first, filtered by status at `now`, actor and target, at most `limit`. */
   async list(db: Executor, tenantId: string, query: IntentQuery & { now: number }): Promise<IntentRecord[]> {
     let select = db.selectFrom('intents').selectAll().where('tenant_id', '=', tenantId);

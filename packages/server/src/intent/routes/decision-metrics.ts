@@ -1,4 +1,8 @@
-import { Histogram, type Registry } from 'prom-client';
+import { Gauge, Histogram, type Registry } from 'prom-client';
+import type { Clock } from '../../foundation/clock.js';
+import { LATENCY_BUCKETS_SECONDS } from '../../http/metrics.js';
+import type { Storage } from '../../storage/database.js';
+import { intentRepository } from '../repositories/intent-repository.js';
 import type { DecisionLoop } from '../use-cases/decision-loop.js';
 
 /**
@@ -10,7 +14,7 @@ export function observeDecisionCommits(registry: Registry, loop: DecisionLoop): 
   const latency = new Histogram({
     name: 'authority_audit_append_seconds',
     help: 'Duration of the transaction that writes decisions and appends their audit entries',
-    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    buckets: LATENCY_BUCKETS_SECONDS,
     registers: [registry],
   });
   const batchSize = new Histogram({
@@ -22,5 +26,24 @@ export function observeDecisionCommits(registry: Registry, loop: DecisionLoop): 
   loop.onCommit((size, seconds) => {
     latency.observe(seconds);
     batchSize.observe(size);
+  });
+}
+
+/**
+ * `authority_pending_approvals{queue}`: escalations awaiting review now (standard,
+ * catastrophic-review), over every tenant, read at each scrape.
+ */
+export function observePendingApprovals(registry: Registry, storage: Storage, clock: Clock): void {
+  new Gauge({
+    name: 'authority_pending_approvals',
+    help: 'Escalated intents awaiting review and not expired, by queue, over every tenant',
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    async collect() {
+      const byQueue = await intentRepository.countPendingReviews(storage.db, clock()).catch(() => undefined);
+      this.reset();
+      if (byQueue === undefined) return;
+      for (const queue of ['standard', 'catastrophic-review']) this.set({ queue }, byQueue[queue] ?? 0);
+    },
   });
 }

@@ -166,8 +166,9 @@ export function createDecisionLoop(deps: {
     tenantId: string,
     request: IntentRequest,
     explain: boolean,
+    now: number,
   ): Promise<{ evaluation: IntentEvaluation; thresholds: ThresholdSettings }> {
-    const context = await loadGateContext(deps, tenantId, request.actor.id);
+    const context = await loadGateContext(deps, tenantId, request.actor.id, now);
     try {
       return { evaluation: evaluateIntent({ ...context, request, explain }), thresholds: context.thresholds };
     } catch (error) {
@@ -182,8 +183,8 @@ export function createDecisionLoop(deps: {
     idempotencyKey: string | undefined,
   ): Promise<SubmitResult> {
     const tenantId = principal.tenantId;
-    const { evaluation, thresholds } = await evaluate(tenantId, request, explain);
     const now = clock();
+    const { evaluation, thresholds } = await evaluate(tenantId, request, explain, now);
     const intentId = uuidv7();
     const correlationId = uuidv7();
 

@@ -22,6 +22,7 @@ export async function loadGateContext(
   deps: { storage: Storage; policies: PolicyStore },
   tenantId: string,
   actorId: string,
+  at: number,
 ): Promise<LoadedGateContext> {
   const stored = await gateContextRepository.get(deps.storage.db, tenantId, actorId);
   if (!stored) throw new AppError('NOT_FOUND', 'No such tenant');
@@ -33,5 +34,6 @@ export async function loadGateContext(
     thresholds: thresholdsOfSettings(tenantId, settings),
     floorEnabled: floorSetting(tenantId, settings).enabled,
     policy: policy.compiled,
+    evaluatedAt: at,
   };
 }

@@ -56,8 +56,9 @@ export function createPermissionEvaluation(deps: {
   return {
     async evaluate(principal: Principal, request: EvaluateRequest): Promise<EvaluateResponse> {
       const tenantId = principal.tenantId;
+      const now = clock();
       const [context, secret] = await Promise.all([
-        loadGateContext(deps, tenantId, request.actor.id),
+        loadGateContext(deps, tenantId, request.actor.id, now),
         deps.secrets.active(tenantId, 'permission'),
       ]);
       let evaluation: IntentEvaluation;
@@ -76,7 +77,6 @@ export function createPermissionEvaluation(deps: {
       } catch (error) {
         throw loopFailed(error);
       }
-      const now = clock();
       const evaluationId = uuidv7();
       const permissionToken = signPermissionToken(
         {

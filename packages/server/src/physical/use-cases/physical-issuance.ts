@@ -20,12 +20,14 @@
  * reached); the transaction rolls back, so a failure leaves no record, no snapshot, no consumed
  * ticket and no stored idempotent answer, and the signed token is never returned.
  */
+
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { chainRepository } from '../../chain/chain-repository.js';
 import { AppError } from '../../errors/app-error.js';
 import { failClosed } from '../../errors/fail-closed.js';
 import type { Clock } from '../../foundation/clock.js';
+import { withSpan } from '../../foundation/tracing.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
 import {
@@ -270,7 +272,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
       actorIdentityKind: actor.actorIdentityKind,
       physicalStateRef,
     });
-    const { token } = await deps.signer.sign(claims);
+    const { token } = await withSpan('sign physical_token', {}, () => deps.signer.sign(claims));
     return storage.writeTransaction(async (trx) => {
       // The ticket row is locked before the chain head, the order a ticket decision takes too.
       if (decision.operatorTicketId !== null) {

@@ -139,6 +139,18 @@ export function chainConformance(c: Conformance): void {
       assert.ok(!(await due(1_000, 1)).includes(tenant), 'checkpointed at its head');
     });
 
+    it('measures the checkpoint lag over every chain: the most entries past a checkpoint and the oldest one', async () => {
+      const { chainRepository: chain } = c.repos;
+      const tenant = await newTenant(c);
+      const before = await chain.checkpointLag(c.storage.db);
+      const events = Array.from({ length: before.entries + 5 }, (_, n) => event(n));
+      await c.storage.writeTransaction((trx) => chain.append(trx, tenant, events, -5));
+      const lagging = await chain.checkpointLag(c.storage.db);
+      assert.deepEqual(lagging, { entries: events.length, oldestCheckpointAt: -5 });
+      await c.storage.writeTransaction((trx) => chain.markCheckpointed(trx, tenant, events.length - 1, 80));
+      assert.deepEqual(await chain.checkpointLag(c.storage.db), before);
+    });
+
     it('stores one checkpoint per index and lists them in a range', async () => {
       const { checkpointRepository: checkpoints } = c.repos;
       const tenant = await newTenant(c);

@@ -32,6 +32,7 @@ import { tenantSecretRepository } from '../../../src/tokens/tenant-secret-reposi
 import { tokenNonceRepository } from '../../../src/tokens/token-nonce-repository.js';
 import { logCheckpointRepository } from '../../../src/transparency/log-checkpoint-repository.js';
 import { logKeyRepository } from '../../../src/transparency/log-key-repository.js';
+import { witnessRepository } from '../../../src/transparency/witness-repository.js';
 import { deliveryRepository } from '../../../src/webhooks/delivery-repository.js';
 import { endpointRepository } from '../../../src/webhooks/endpoint-repository.js';
 import type { manualClock } from '../../helpers/app.js';
@@ -70,6 +71,7 @@ const REPOSITORIES = {
   ticketRepository,
   tokenNonceRepository,
   verificationRepository,
+  witnessRepository,
 };
 
 export type Repositories = typeof REPOSITORIES;

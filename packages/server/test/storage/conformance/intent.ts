@@ -165,6 +165,25 @@ export function intentConformance(c: Conformance): void {
       assert.deepEqual(lapsed, [{ tenantId: tenant, id: 'i-2' }]);
     });
 
+    it('counts escalations awaiting review at a time, by queue, over every tenant', async () => {
+      const { intentRepository: intents } = c.repos;
+      const tenant = await newTenant(c);
+      const now = 1_000_000_000;
+      const before = await intents.countPendingReviews(c.storage.db, now);
+      await c.storage.writeTransaction((trx) =>
+        intents.insert(trx, [
+          intent(tenant, 'p-1'),
+          escalated(tenant, 'p-2', 'standard', now + 1),
+          escalated(tenant, 'p-3', 'standard', now + 1),
+          escalated(tenant, 'p-4', 'catastrophic-review', now + 1),
+          escalated(tenant, 'p-5', 'standard', now),
+        ]),
+      );
+      const after = await intents.countPendingReviews(c.storage.db, now);
+      assert.equal((after.standard ?? 0) - (before.standard ?? 0), 2, 'expired at now: not pending');
+      assert.equal((after['catastrophic-review'] ?? 0) - (before['catastrophic-review'] ?? 0), 1);
+    });
+
     it('records one decision per principal and escalation', async () => {
       const { approvalRepository: approvals } = c.repos;
       const tenant = await newTenant(c);

@@ -17,6 +17,7 @@ import { tenantAndKeyConformance } from './tenants-and-keys.js';
 import { tokenConformance } from './tokens.js';
 import { transparencyConformance } from './transparency.js';
 import { webhookConformance } from './webhooks.js';
+import { witnessConformance } from './witnesses.js';
 
 /**
  * The storage conformance suite: every method of every repository, run against one engine. The
@@ -57,6 +58,7 @@ export function storageConformance(engine: SqlDialect): void {
     intentConformance(conformance);
     physicalConformance(conformance);
     physicalPolicyAndKeyConformance(conformance);
+    witnessConformance(conformance);
 
     it('called every method of every repository in the source tree', async () => {
       const { methods, unlisted } = await repositoryMethods();

@@ -122,6 +122,24 @@ export function webhookConformance(c: Conformance): void {
       assert.equal((await deliveries.get(c.storage.db, tenant, 'e2', 'd4'))?.id, 'd4');
     });
 
+    it('counts deliveries by status over every tenant', async () => {
+      const { endpointRepository: endpoints, deliveryRepository: deliveries } = c.repos;
+      const tenant = await newTenant(c);
+      const before = await deliveries.countByStatus(c.storage.db);
+      await c.storage.writeTransaction(async (trx) => {
+        await endpoints.insert(trx, endpoint(tenant, 'e1', ['*']));
+        await deliveries.insert(trx, [
+          delivery(tenant, 'e1', 'd1', 1),
+          delivery(tenant, 'e1', 'd2', 1),
+          { ...delivery(tenant, 'e1', 'd3', 1), status: 'dead' },
+        ]);
+      });
+      const after = await deliveries.countByStatus(c.storage.db);
+      assert.equal((after.pending ?? 0) - (before.pending ?? 0), 2);
+      assert.equal((after.dead ?? 0) - (before.dead ?? 0), 1);
+      assert.equal(after.retrying ?? 0, before.retrying ?? 0);
+    });
+
     it('claims due deliveries of active endpoints once, and records an attempt only under its lease', async () => {
       const { endpointRepository: endpoints, deliveryRepository: deliveries } = c.repos;
       const tenant = await newTenant(c);

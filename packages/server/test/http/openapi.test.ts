@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { IntentResponse, WIRE_ROUTE_LIST } from '@authority-runtime/sdk/wire';
+import { Value } from 'typebox/value';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+/** The OpenAPI document against contract §13.4 (the outside tools run in `npm run check:openapi`). */
+
+interface Parameter {
+  name: string;
+  in: string;
+  required: boolean;
+}
+interface Response {
+  $ref?: string;
+  content?: Record<string, { schema?: unknown; examples?: Record<string, { value: unknown }> }>;
+}
+interface Operation {
+  operationId?: string;
+  security?: Array<Record<string, string[]>>;
+  parameters?: Parameter[];
+  responses: Record<string, Response>;
+}
+interface Document {
+  servers: unknown;
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    schemas: Record<string, unknown>;
+    securitySchemes: Record<string, unknown>;
+    responses: Record<string, { headers: Record<string, unknown> }>;
+  };
+}
+
+/** Non-2xx answers that are not errors: decisions (DENIED, a physical deny) and the readiness report. */
+const NOT_ERRORS = new Set([
+  'post /intent 403',
+  'get /ready 503',
+  'post /physical/authority-tokens 422',
+  'post /physical/authority-tokens 423',
+]);
+
+const operations = (doc: Document) =>
+  Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  );
+
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let doc: Document;
+  before(async () => {
+    t = await createTestApp('sqlite');
+    doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('has one operation per wire route, each with its operationId, and relative servers', () => {
+    const ids = operations(doc).map(({ operation }) => operation.operationId);
+    assert.deepEqual(ids.sort(), WIRE_ROUTE_LIST.map((route) => route.operationId).sort());
+    assert.deepEqual(doc.servers, [{ url: '/' }]);
+  });
+
+  it('declares x-tenant-id inline and the security of every tenant route', () => {
+    for (const route of WIRE_ROUTE_LIST) {
+      const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      const operation = doc.paths[path]?.[route.method.toLowerCase()];
+      assert.ok(operation, `${route.method} ${path}`);
+      const tenantHeader = operation.parameters?.find((p) => p.name === 'x-tenant-id');
+      const idempotencyKey = operation.parameters?.find((p) => p.name === 'idempotency-key');
+      if (route.security === 'tenant') {
+        assert.deepEqual(tenantHeader && { in: tenantHeader.in, required: tenantHeader.required }, {
+          in: 'header',
+          required: true,
+        });
+        assert.deepEqual(operation.security, [{ bearer: [] }, { apiKey: [] }, { portalSession: [] }]);
+      } else assert.equal(tenantHeader, undefined, route.operationId);
+      assert.equal(idempotencyKey?.required ?? null, route.idempotent ? false : null, route.operationId);
+      for (const requirement of operation.security ?? []) {
+        for (const scheme of Object.keys(requirement)) assert.ok(doc.components.securitySchemes[scheme]);
+      }
+    }
+    const submit = doc.paths['/intent']?.post;
+    assert.ok(submit?.parameters?.some((p) => p.name === 'idempotency-key'));
+    assert.ok(doc.paths['/intent/{id}/token']?.post?.parameters?.some((p) => p.name === 'idempotency-key'));
+  });
+
+  it('types every status, errors with the shared envelope, and 405 with allow', () => {
+    for (const { path, method, operation } of operations(doc)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const where = `${method} ${path} ${status}`;
+        if (status === '405') {
+          assert.equal(response.$ref, '#/components/responses/MethodNotAllowed', where);
+          continue;
+        }
+        if (status === '204') continue;
+        const media = Object.values(response.content ?? {});
+        assert.equal(media.length, 1, where);
+        assert.ok(media[0]?.schema, where);
+        if (Number(status) >= 400 && !NOT_ERRORS.has(`${method} ${path} ${status}`)) {
+          assert.deepEqual(media[0]?.schema, { $ref: '#/components/schemas/ErrorEnvelope' }, where);
+        }
+      }
+    }
+    assert.ok(doc.components.responses.MethodNotAllowed?.headers.allow);
+  });
+
+  it('names the main shapes as components', () => {
+    for (const name of [
+      'ErrorEnvelope',
+      'IntentRequest',
+      'IntentResponse',
+      'AuthorityDecision',
+      'Execution',
+      'PolicyRule',
+      'ConditionGroup',
+      'DecisionTokenClaims',
+      'AuditEntry',
+      'Receipt',
+      'Checkpoint',
+      'WebhookPayload',
+    ]) {
+      assert.ok(doc.components.schemas[name], name);
+    }
+    const approved = doc.paths['/intent']?.post?.responses['200']?.content?.['application/json']?.schema;
+    assert.deepEqual(approved, { $ref: '#/components/schemas/IntentResponse' });
+  });
+
+  it('gives POST /intent an example of each outcome, each a valid IntentResponse', () => {
+    const responses = doc.paths['/intent']?.post?.responses ?? {};
+    const outcomes = ['200', '202', '403'].map((status) => {
+      const examples = Object.values(responses[status]?.content?.['application/json']?.examples ?? {});
+      assert.equal(examples.length, 1, status);
+      const value = examples[0]?.value;
+      assert.ok(Value.Check(IntentResponse, value), [...Value.Errors(IntentResponse, value)].join('; '));
+      return (value as IntentResponse).authorityDecision.decision;
+    });
+    assert.deepEqual(outcomes, ['APPROVED', 'ESCALATED', 'DENIED']);
+  });
+});
