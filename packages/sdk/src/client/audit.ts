@@ -13,6 +13,7 @@ import type {
   VerifyChainRequest,
 } from '../wire/audit.js';
 import { WIRE_ROUTES as R } from '../wire/routes.js';
+import type { WitnessConfig, WitnessConfigRequest } from '../wire/witnesses.js';
 import { AuthorityApiError } from './api-error.js';
 import { nextCursorOf, PagedList } from './paged-list.js';
 import { Resource } from './resource.js';
@@ -128,6 +129,23 @@ export class AuditResource extends Resource {
    */
   async *export(query: ExportQuery = {}, options?: CallOptions): AsyncGenerator<ExportLine, void, undefined> {
     for await (const line of this.exportLines(query, options)) yield JSON.parse(line) as ExportLine;
+  }
+
+  /**
+   * `PUT /audit/witnesses`: replace the log's witnesses and quorum (contract §15); each new
+   * checkpoint is then pushed to them with a consistency proof and their cosignatures are served
+   * with the checkpoint. Permission `tenant:admin`.
+   *
+   * @example
+   * ```ts
+   * await client.audit.setWitnesses({
+   *   witnesses: [{ name: 'witness.example/w1', url: 'https://witness.example/w1', verifierKey }],
+   *   quorum: 1,
+   * });
+   * ```
+   */
+  setWitnesses(request: WitnessConfigRequest, options?: CallOptions): Promise<WitnessConfig> {
+    return this.expect({ route: R.setWitnesses, body: request, retry: 'safe', options });
   }
 
   /**

@@ -24,3 +24,4 @@ export * from './routes-records.js';
 export * from './tenant.js';
 export * from './tokens.js';
 export * from './webhooks.js';
+export * from './witnesses.js';

@@ -3,6 +3,7 @@ import { INTENT_ROUTES } from './routes-intent.js';
 import { PHYSICAL_ROUTES } from './routes-physical.js';
 import { PLATFORM_ROUTES } from './routes-platform.js';
 import { RECORD_ROUTES } from './routes-records.js';
+import { WITNESS_ROUTES } from './routes-witnesses.js';
 
 /**
  * Every route of the service, keyed by `operationId`: both surfaces, the operator (`/admin`) and
@@ -21,6 +22,7 @@ export const WIRE_ROUTES = {
   ...RECORD_ROUTES,
   ...PLATFORM_ROUTES,
   ...PHYSICAL_ROUTES,
+  ...WITNESS_ROUTES,
 } as const;
 
 /** The operation ids of {@link WIRE_ROUTES}. */

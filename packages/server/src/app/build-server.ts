@@ -46,6 +46,7 @@ import { portalRoutes } from '../http/routes/portal.js';
 import { tenantRoutes } from '../http/routes/tenant.js';
 import { tenantControlRoutes } from '../http/routes/tenant-controls.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
+import { witnessRoutes } from '../http/routes/witnesses.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
 import { authorityEvaluateRoutes } from '../intent/routes/authority-evaluate.js';
 import { observeDecisionCommits, observePendingApprovals } from '../intent/routes/decision-metrics.js';
@@ -294,6 +295,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(jwksRoutes, { tenants: services.tenants, signingKeys: services.signingKeys });
   await app.register(tokenRoutes, { tokenConsumption: services.tokenConsumption });
   await app.register(auditRoutes, { audit: services.audit });
+  await app.register(witnessRoutes, { witnesses: services.witnessSettings });
   await app.register(intentEvidenceRoutes, { intentEvidence: services.intentEvidence });
   await app.register(tenantControlRoutes, { controls: services.controls });
   await app.register(thresholdRoutes, { thresholds: services.thresholds });

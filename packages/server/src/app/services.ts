@@ -28,6 +28,7 @@ import { createTenantService } from '../tenancy/tenant-service.js';
 import { createSigningKeyService } from '../tokens/signing-keys.js';
 import { createTenantSecrets } from '../tokens/tenant-secrets.js';
 import { createTokenConsumption } from '../tokens/token-consumption.js';
+import { createWitnessSettings } from '../transparency/witness-settings.js';
 import { createDeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createWebhookEndpoints } from '../webhooks/endpoint-service.js';
 
@@ -146,6 +147,7 @@ export function createServices(deps: ServiceDeps) {
       signer: (tenantId) => signingKeys.signer(tenantId),
     }),
     webhooks: createWebhookEndpoints({ storage, clock, secretBox, egress }),
+    witnessSettings: createWitnessSettings({ storage, clock, egress }),
     webhookWorker: createDeliveryWorker({
       storage,
       clock,

@@ -1,3 +1,4 @@
+import type { TreeFrontier } from '@authority-runtime/sdk';
 import { sql } from 'kysely';
 import type { Executor } from '../storage/database.js';
 import { forUpdate } from '../storage/row-lock.js';
@@ -11,6 +12,7 @@ import {
   sealEntry,
 } from './audit-entry.js';
 import type { StoredEntry } from './chain-verifier.js';
+import { decodeFrontier, encodeFrontier, subtreeHashRepository } from './subtree-hash-repository.js';
 
 export interface AppendResult {
   entries: AuditEntry[];
@@ -23,6 +25,8 @@ export interface ChainHead {
   lastHash: string;
   lastCheckpointIndex: number;
   lastCheckpointAt: number;
+  /** The Merkle tree over the chain (contract §15): its size and right edge. */
+  tree: TreeFrontier;
 }
 
 /** Which entries a timeline page holds; every filter is optional. */
@@ -70,12 +74,15 @@ function toHead(row: {
   last_hash: string;
   last_checkpoint_index: number;
   last_checkpoint_at: number;
+  tree_size: number;
+  tree_frontier: string;
 }): ChainHead {
   return {
     lastIndex: row.last_index,
     lastHash: row.last_hash,
     lastCheckpointIndex: row.last_checkpoint_index,
     lastCheckpointAt: row.last_checkpoint_at,
+    tree: decodeFrontier(row.tree_size, row.tree_frontier),
   };
 }
 
@@ -105,6 +112,8 @@ export const chainRepository = {
           last_hash: GENESIS_HASH,
           last_checkpoint_index: -1,
           last_checkpoint_at: now,
+          tree_size: 0,
+          tree_frontier: '',
         })
         .onConflict((oc) => oc.column('tenant_id').doNothing())
         .execute();
@@ -136,6 +145,13 @@ export const chainRepository = {
       previousHash = next.entry.entryHash;
     }
     if (sealed.length === 0) return { entries: [], latestHash: head.lastHash, headIndex: head.lastIndex };
+    const tree = await subtreeHashRepository.grow(
+      trx,
+      tenantId,
+      head.tree,
+      head.lastIndex + 1,
+      sealed.map(({ entry }) => entry.entryHash),
+    );
     await trx
       .insertInto('audit_entries')
       .values(
@@ -157,10 +173,31 @@ export const chainRepository = {
       .execute();
     await trx
       .updateTable('audit_heads')
-      .set({ last_index: index, last_hash: previousHash })
+      .set({
+        last_index: index,
+        last_hash: previousHash,
+        tree_size: tree.treeSize,
+        tree_frontier: encodeFrontier(tree),
+      })
       .where('tenant_id', '=', tenantId)
       .execute();
     return { entries: sealed.map((s) => s.entry), latestHash: previousHash, headIndex: index };
+  },
+
+  /**
+   * Brings the tenant's Merkle tree up to its chain (a chain written before the tree existed) and
+   * returns the head. Takes the head's lock; a tree already complete costs one read.
+   */
+  async syncTree(trx: Executor, tenantId: string, now: number): Promise<ChainHead> {
+    const head = await chainRepository.lockHead(trx, tenantId, now);
+    if (head.tree.treeSize === head.lastIndex + 1) return head;
+    const tree = await subtreeHashRepository.grow(trx, tenantId, head.tree, head.lastIndex + 1, []);
+    await trx
+      .updateTable('audit_heads')
+      .set({ tree_size: tree.treeSize, tree_frontier: encodeFrontier(tree) })
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    return { ...head, tree };
   },
 
   async head(db: Executor, tenantId: string): Promise<ChainHead | undefined> {

@@ -1,6 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import { isDatabaseUnavailable } from '../errors/database-errors.js';
-import { activeContext, linkTo, withSpan } from '../foundation/tracing.js';
+import { activeContext, linkTo, tracingEnabled, withSpan } from '../foundation/tracing.js';
 import type { Executor, Storage } from './database.js';
 
 interface Pending<I, R> {
@@ -41,15 +41,18 @@ export function createGroupCommit<I, R>(options: {
     try {
       const started = process.hrtime.bigint();
       const items = batch.map((p) => p.item);
-      const results = await withSpan(
-        'group_commit',
-        {
-          attributes: { 'authority.batch_size': batch.length },
-          parent: batch[0]?.trace,
-          links: batch.flatMap((p) => linkTo(p.trace) ?? []),
-        },
-        () => storage.writeTransaction((trx) => apply(trx, items)),
-      );
+      const write = () => storage.writeTransaction((trx) => apply(trx, items));
+      const results = tracingEnabled()
+        ? await withSpan(
+            'group_commit',
+            {
+              attributes: { 'authority.batch_size': batch.length },
+              parent: batch[0]?.trace,
+              links: batch.flatMap((p) => linkTo(p.trace) ?? []),
+            },
+            write,
+          )
+        : await write();
       onCommit?.(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
       batch.forEach((pending, index) => {
         pending.resolve(results[index] as R);

@@ -1,4 +1,7 @@
+import type { Generated } from 'kysely';
 import type { PhysicalTables } from './physical-schema.js';
+import type { TransparencyTables } from './transparency-schema.js';
+import type { WitnessTables } from './witness-schema.js';
 
 /**
  * Row types of the schema. Times are integer milliseconds since the epoch on both engines, JSON
@@ -38,7 +41,7 @@ export interface BootstrapTable {
   created_at: number;
 }
 
-export interface Database extends DomainTables, PhysicalTables {
+export interface Database extends DomainTables, PhysicalTables, TransparencyTables, WitnessTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   bootstrap: BootstrapTable;
@@ -85,6 +88,10 @@ export interface AuditHeadsTable {
   last_hash: string;
   last_checkpoint_index: number;
   last_checkpoint_at: number;
+  /** Leaves in the Merkle tree (equals last_index + 1 once the tree caught up with the chain). */
+  tree_size: Generated<number>;
+  /** The tree's right edge: the hex hashes of its largest complete subtrees, concatenated. */
+  tree_frontier: Generated<string>;
 }
 
 export interface AuditEntriesTable {

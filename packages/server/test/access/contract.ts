@@ -159,6 +159,7 @@ export const CONTRACT_ROUTE_ACCESS: Readonly<Record<string, string>> = {
   'GET /audit/:tenantId/checkpoints': 'audit:read',
   'POST /audit/verify-chain': 'audit:verify',
   'POST /audit/acknowledge-break': 'tenant:admin',
+  'PUT /audit/witnesses': 'tenant:admin',
 
   'POST /webhooks': 'webhooks:manage',
   'GET /webhooks': 'webhooks:manage',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { cosigner, generateSignerKey } from '@authority-runtime/sdk';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Resolver } from '../../src/egress/egress-client.js';
 import type { RegisteredRoute } from '../../src/http/route-table.js';
@@ -332,6 +333,21 @@ const TENANT_CASES: Record<string, Case> = {
   'POST /audit/acknowledge-break': async ({ asB }) => {
     const res = await asB('POST', '/audit/acknowledge-break', { payload: { brokenAt: 0, note: 'not ours' } });
     assert.ok([404, 409].includes(res.statusCode), res.body);
+  },
+  'PUT /audit/witnesses': async ({ asB, asA }) => {
+    const w = cosigner(generateSignerKey('witness.example/b'), Date.now);
+    const config = {
+      witnesses: [{ name: w.name, url: 'https://hooks.example.test/witness', verifierKey: w.verifierKey }],
+      quorum: 1,
+    };
+    const set = await asB('PUT', '/audit/witnesses', { payload: config });
+    expectStatus(set, 200);
+    assert.equal(set.json().witnesses.length, 1);
+    const other = await asA('PUT', '/audit/witnesses', { witnesses: [], quorum: 0 });
+    expectStatus(other, 200);
+    assert.deepEqual(other.json().witnesses, [], "A never sees B's witnesses");
+    const again = await asB('PUT', '/audit/witnesses', { payload: config });
+    assert.equal(again.json().witnesses[0].name, w.name, "A's change left B's set alone");
   },
   'POST /webhooks': async ({ asB }) => {
     const res = await asB('POST', '/webhooks', {

@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import {
   AuthorityApiError,
   AuthorityClient,
+  cosigner,
+  generateSignerKey,
   type PhysicalTokenRequest,
   staticJwks,
   verifyChainExport,
@@ -205,6 +207,16 @@ for (const engine of ENGINES) {
       assert.equal(parsed.filter((line) => 'entry' in line).length, 3);
       await owner.audit.checkpoints().all();
       assert.equal((await owner.audit.verifyChain()).valid, true);
+      const witness = cosigner(generateSignerKey('witness.example/surface'), Date.now);
+      const witnesses = await owner.audit.setWitnesses({
+        witnesses: [{ name: witness.name, url: 'http://127.0.0.1:9/', verifierKey: witness.verifierKey }],
+        quorum: 1,
+      });
+      assert.deepEqual(
+        witnesses.witnesses.map((w) => [w.name, w.cosignedSize]),
+        [[witness.name, 0]],
+      );
+      assert.equal(await refusal(owner.audit.setWitnesses({ witnesses: [], quorum: 1 })), 400);
       assert.equal(
         await refusal(owner.audit.acknowledgeBreak({ brokenAt: 3, note: 'no break is open' })),
         404,

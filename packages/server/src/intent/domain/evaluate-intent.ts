@@ -1,4 +1,4 @@
-import { withSyncSpan } from '../../foundation/tracing.js';
+import { tracingEnabled, withSyncSpan } from '../../foundation/tracing.js';
 import type { FloorMatch } from '../../policy/catastrophic-floor.js';
 import type { ExplanationEntry } from '../../policy/evaluate-policy.js';
 import type { Effect, MatchedRule } from '../../policy/rule.js';
@@ -44,8 +44,10 @@ export function evaluateIntent(input: IntentEvaluationInput): IntentEvaluation {
   const gateTrace: Gate[] = [];
   for (const [gate, step] of GATES) {
     gateTrace.push(gate);
-    // A span per gate when tracing is on (the call itself otherwise).
-    const verdict = withSyncSpan(`gate ${gate}`, { 'authority.gate': gate }, () => step(state));
+    // A span per gate when tracing is on; otherwise the bare call (no closure on the hot path).
+    const verdict = tracingEnabled()
+      ? withSyncSpan(`gate ${gate}`, { 'authority.gate': gate }, () => step(state))
+      : step(state);
     if (verdict === undefined) continue;
     return {
       effect: verdict.effect,

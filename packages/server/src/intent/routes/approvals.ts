@@ -1,18 +1,20 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError, validationError } from '../../errors/app-error.js';
 import { decodeIdCursor, encodeIdCursor } from '../../foundation/cursor.js';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { IdParams, IsoDateTime, Nullable, tenantErrors, tenantSecurity } from '../../http/schemas.js';
+import { IsoDateTime, Nullable, tenantErrors } from '../../http/schemas.js';
+import { wireSchema } from '../../http/wire-schema.js';
 import { checkIdempotencyKey } from '../../request-checks/idempotency-key.js';
 import type { Approvals } from '../use-cases/approvals.js';
 
 const Status = Type.Enum(['pending', 'approved', 'denied', 'expired']);
 const Queue = Type.Enum(['standard', 'catastrophic-review']);
-const errors = { ...tenantErrors, 409: tenantErrors[404] };
+const _errors = { ...tenantErrors, 409: tenantErrors[404] };
 
-const ApprovalView = Type.Object({
+const _ApprovalView = Type.Object({
   approvalId: Type.String(),
   intentId: Type.String(),
   escalationId: Type.String(),
@@ -63,7 +65,7 @@ const DecisionView = Type.Object({
   decidedAt: IsoDateTime,
 });
 
-const EscalationDetail = Type.Object({
+const _EscalationDetail = Type.Object({
   ...EscalationView.properties,
   intent: Type.Object({
     status: Type.String(),
@@ -85,7 +87,7 @@ const EscalationDetail = Type.Object({
   decisions: Type.Array(DecisionView, { description: 'Human decisions so far, oldest first' }),
 });
 
-const IntentTokenResponse = Type.Object({
+const _IntentTokenResponse = Type.Object({
   intentId: Type.String(),
   correlationId: Type.String(),
   authorityDecision: Type.Unknown(),
@@ -103,30 +105,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: Approvals }>
     '/authority/approval',
     {
       config: needs('authority:approve'),
-      schema: {
-        tags: ['approvals'],
-        summary:
-          'Approve or deny an escalated intent; the requester cannot approve, the catastrophic queue needs two senior approvers',
-        security: tenantSecurity,
-        body: Type.Object(
-          {
-            intentId: Type.String({ minLength: 1, maxLength: 100 }),
-            decision: Type.Enum(['approve', 'deny']),
-            approver: Type.Optional(
-              Type.Object(
-                {
-                  id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-                  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-                },
-                { additionalProperties: false },
-              ),
-            ),
-            rationale: Type.String({ minLength: 10, maxLength: 2000 }),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: ApprovalView, ...errors },
-      },
+      schema: wireSchema(WIRE_ROUTES.decideApproval),
     },
     async (request) => approvals.decide(principalOf(request), request.body),
   );
@@ -135,27 +114,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: Approvals }>
     '/authority/approvals',
     {
       config: needs('authority:approve'),
-      schema: {
-        tags: ['approvals'],
-        summary: 'Escalations for the console, newest first, by status and queue',
-        security: tenantSecurity,
-        querystring: Type.Object(
-          {
-            status: Type.Optional(Status),
-            queue: Type.Optional(Queue),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-            cursor: Type.Optional(Type.String({ maxLength: 200 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            approvals: Type.Array(EscalationView),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
-          ...errors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.listApprovals),
     },
     async (request) => {
       const { cursor, status, queue } = request.query;
@@ -179,14 +138,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: Approvals }>
     '/authority/approvals/:escalationId',
     {
       config: needs('authority:approve'),
-      schema: {
-        tags: ['approvals'],
-        summary:
-          'One escalation with the intent it holds (actor, action, redacted args, decision trace) and the decisions so far',
-        security: tenantSecurity,
-        params: Type.Object({ escalationId: Type.String({ minLength: 1, maxLength: 100 }) }),
-        response: { 200: EscalationDetail, ...tenantErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.getApproval),
     },
     async (request) => {
       const detail = await approvals.get(principalOf(request).tenantId, request.params.escalationId);
@@ -199,14 +151,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<{ approvals: Approvals }>
     '/intent/:id/token',
     {
       config: needs('intent:create'),
-      schema: {
-        tags: ['approvals'],
-        summary:
-          'The one token of an approved escalation, for the principal that submitted the intent; the same Idempotency-Key replays it',
-        security: tenantSecurity,
-        params: IdParams,
-        response: { 200: IntentTokenResponse, ...errors },
-      },
+      schema: wireSchema(WIRE_ROUTES.fetchIntentToken),
     },
     async (request) => {
       const key = request.headers['idempotency-key'];

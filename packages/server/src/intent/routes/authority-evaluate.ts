@@ -1,21 +1,16 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError, validationError } from '../../errors/app-error.js';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { IsoDateTime, tenantErrors, tenantSecurity } from '../../http/schemas.js';
-import {
-  ActorSchema,
-  ArgsSchema,
-  checkIntentRequest,
-  ProposedActionSchema,
-  RiskContextSchema,
-  TargetSystemSchema,
-} from '../domain/intent-request.js';
+import { IsoDateTime } from '../../http/schemas.js';
+import { wireSchema } from '../../http/wire-schema.js';
+import { checkIntentRequest } from '../domain/intent-request.js';
 import { isInterpretable } from '../domain/interpret.js';
 import type { PermissionEvaluation } from '../use-cases/permission-evaluation.js';
 
-const PermissionTokenSchema = Type.Object({
+const _PermissionTokenSchema = Type.Object({
   tokenId: Type.String(),
   tenantId: Type.String(),
   intentId: Type.String(),
@@ -28,7 +23,7 @@ const PermissionTokenSchema = Type.Object({
   secretId: Type.String(),
   signature: Type.String(),
 });
-const MatchedRule = Type.Object({ id: Type.String(), effect: Type.String(), priority: Type.Integer() });
+const _MatchedRule = Type.Object({ id: Type.String(), effect: Type.String(), priority: Type.Integer() });
 
 export const authorityEvaluateRoutes: FastifyPluginAsyncTypebox<{
   permissionEvaluation: PermissionEvaluation;
@@ -37,38 +32,7 @@ export const authorityEvaluateRoutes: FastifyPluginAsyncTypebox<{
     '/authority/evaluate',
     {
       config: needs('authority:evaluate'),
-      schema: {
-        tags: ['intents'],
-        summary:
-          'Evaluate without deciding: ALLOW, DENY, REQUIRE_APPROVAL or ESCALATE with a permission token (always 200)',
-        security: tenantSecurity,
-        body: Type.Object(
-          {
-            actor: ActorSchema,
-            targetSystem: TargetSystemSchema,
-            proposedAction: ProposedActionSchema,
-            args: Type.Optional(ArgsSchema),
-            riskContext: RiskContextSchema,
-            oiCode: Type.Optional(Type.String({ pattern: '^OI-[0-9]{3,4}$' })),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            evaluationId: Type.String(),
-            decision: Type.Enum(['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']),
-            riskScore: Type.Number(),
-            matchedRules: Type.Array(MatchedRule),
-            decidingRule: MatchedRule,
-            rationale: Type.Array(Type.String()),
-            gateTrace: Type.Array(Type.String()),
-            explanation: Type.Array(Type.Unknown()),
-            evaluatedAt: IsoDateTime,
-            permissionToken: PermissionTokenSchema,
-          }),
-          ...tenantErrors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.evaluateIntent),
     },
     async (request) => {
       const issues = checkIntentRequest(request.body);
@@ -84,16 +48,7 @@ export const authorityEvaluateRoutes: FastifyPluginAsyncTypebox<{
     '/authority/permission-tokens/verify',
     {
       config: needs('authority:evaluate'),
-      schema: {
-        tags: ['intents'],
-        summary: 'Verify an Authority Permission Token (signature, tenant, expiry); always 200',
-        security: tenantSecurity,
-        body: Type.Object({ token: Type.Unknown() }, { additionalProperties: false }),
-        response: {
-          200: Type.Object({ valid: Type.Boolean(), reason: Type.Optional(Type.String()) }),
-          ...tenantErrors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.verifyPermissionToken),
     },
     async (request) => permissionEvaluation.verifyPermissionToken(principalOf(request), request.body.token),
   );

@@ -1,11 +1,13 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { IdParams, IsoDateTime, tenantErrors, tenantSecurity } from '../../http/schemas.js';
+import { IsoDateTime, tenantErrors } from '../../http/schemas.js';
+import { wireSchema } from '../../http/wire-schema.js';
 import type { IntentEvidence } from '../use-cases/intent-evidence.js';
 
-const Entry = Type.Object({
+const _Entry = Type.Object({
   index: Type.Integer(),
   tenantId: Type.String(),
   correlationId: Type.Union([Type.String(), Type.Null()]),
@@ -18,7 +20,7 @@ const Entry = Type.Object({
   entryHash: Type.String(),
   createdAt: IsoDateTime,
 });
-const errors = { ...tenantErrors, 409: tenantErrors[404] };
+const _errors = { ...tenantErrors, 409: tenantErrors[404] };
 
 export const intentEvidenceRoutes: FastifyPluginAsyncTypebox<{ intentEvidence: IntentEvidence }> = async (
   app,
@@ -28,24 +30,7 @@ export const intentEvidenceRoutes: FastifyPluginAsyncTypebox<{ intentEvidence: I
     '/intent/:id/evidence-bundle',
     {
       config: needs('intent:read'),
-      schema: {
-        tags: ['intents'],
-        summary: "The intent's audit entries with an integrity hash and the tenant's HMAC signature",
-        security: tenantSecurity,
-        params: IdParams,
-        response: {
-          200: Type.Object({
-            intentId: Type.String(),
-            tenantId: Type.String(),
-            events: Type.Array(Entry),
-            integrityHash: Type.String(),
-            signature: Type.String(),
-            secretId: Type.String(),
-            generatedAt: IsoDateTime,
-          }),
-          ...errors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.getEvidenceBundle),
     },
     async (request) => intentEvidence.evidenceBundle(principalOf(request).tenantId, request.params.id),
   );
@@ -54,34 +39,7 @@ export const intentEvidenceRoutes: FastifyPluginAsyncTypebox<{ intentEvidence: I
     '/intent/:id/receipt',
     {
       config: needs('intent:read'),
-      schema: {
-        tags: ['intents'],
-        summary:
-          'Offline-verifiable receipt: token, entries and a signed seal of the chain head (409 while pending)',
-        security: tenantSecurity,
-        params: IdParams,
-        response: {
-          200: Type.Object({
-            receiptVersion: Type.Literal(1),
-            intentId: Type.String(),
-            tenantId: Type.String(),
-            decision: Type.String(),
-            token: Type.Union([Type.String(), Type.Null()]),
-            entries: Type.Array(Entry),
-            seal: Type.Object({
-              tenantId: Type.String(),
-              intentId: Type.String(),
-              entryHashes: Type.Array(Type.String()),
-              headIndex: Type.Integer(),
-              headHash: Type.String(),
-              issuedAt: IsoDateTime,
-              signature: Type.String(),
-            }),
-            jwks: Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) }),
-          }),
-          ...errors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.getReceipt),
     },
     async (request) => intentEvidence.receipt(principalOf(request).tenantId, request.params.id),
   );

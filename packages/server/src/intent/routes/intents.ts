@@ -1,3 +1,4 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError, validationError } from '../../errors/app-error.js';
@@ -5,18 +6,18 @@ import { decodeIdCursor, encodeIdCursor } from '../../foundation/cursor.js';
 import { needs } from '../../http/access.js';
 import type { HttpMetrics } from '../../http/metrics.js';
 import { principalOf } from '../../http/principal.js';
-import { IdParams, tenantErrors, tenantSecurity } from '../../http/schemas.js';
+import { tenantErrors } from '../../http/schemas.js';
+import { wireSchema } from '../../http/wire-schema.js';
 import { checkIdempotencyKey } from '../../request-checks/idempotency-key.js';
 import {
   ALTERNATIVE_SHAPE_MESSAGE,
   checkIntentRequest,
-  IntentRequestSchema,
   isAlternativeShape,
 } from '../domain/intent-request.js';
 import type { DecisionLoop } from '../use-cases/decision-loop.js';
 import type { IntentReads } from '../use-cases/intent-reads.js';
 
-const IntentView = Type.Object({
+const _IntentView = Type.Object({
   intentId: Type.String(),
   correlationId: Type.String(),
   tenantId: Type.String(),
@@ -32,7 +33,7 @@ const IntentView = Type.Object({
   ),
   createdAt: Type.String(),
 });
-const IntentResponse = Type.Object({
+const _IntentResponse = Type.Object({
   intentId: Type.String(),
   correlationId: Type.String(),
   authorityDecision: Type.Unknown(),
@@ -45,7 +46,7 @@ const IntentResponse = Type.Object({
   ),
   approval: Type.Optional(Type.Unknown()),
 });
-const errors = { ...tenantErrors, 409: tenantErrors[404] };
+const _errors = { ...tenantErrors, 409: tenantErrors[404] };
 
 export const intentRoutes: FastifyPluginAsyncTypebox<{
   decisionLoop: DecisionLoop;
@@ -56,20 +57,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox<{
     '/intent',
     {
       config: needs('intent:create'),
-      schema: {
-        tags: ['intents'],
-        summary: 'Submit an intent: 200 APPROVED with a token, 202 ESCALATED, 403 DENIED',
-        security: tenantSecurity,
-        querystring: Type.Object({ explain: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
-        body: IntentRequestSchema,
-        // 403 is a DENIED decision (the intent response) or an access error (the envelope).
-        response: {
-          ...errors,
-          200: IntentResponse,
-          202: IntentResponse,
-          403: Type.Union([IntentResponse, tenantErrors[403]]),
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.submitIntent),
       // The API overview's other request shape gets a message naming the expected fields.
       preValidation: async (request) => {
         if (isAlternativeShape(request.body)) {
@@ -100,14 +88,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox<{
     '/intent/:id',
     {
       config: needs('intent:read'),
-      schema: {
-        tags: ['intents'],
-        summary:
-          'An intent with its request, decision trace, hypotheses, approval, execution and audit entries',
-        security: tenantSecurity,
-        params: IdParams,
-        response: { 200: IntentView, ...errors },
-      },
+      schema: wireSchema(WIRE_ROUTES.getIntent),
     },
     async (request) => {
       const view = await intentReads.get(principalOf(request).tenantId, request.params.id);
@@ -120,37 +101,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox<{
     '/intents',
     {
       config: needs('intent:read'),
-      schema: {
-        tags: ['intents'],
-        summary: 'Intents, newest first, with keyset pagination',
-        security: tenantSecurity,
-        querystring: Type.Object(
-          {
-            status: Type.Optional(
-              Type.Enum([
-                'APPROVED',
-                'ESCALATED',
-                'DENIED',
-                'APPROVED_AFTER_REVIEW',
-                'DENIED_AFTER_REVIEW',
-                'EXPIRED',
-              ]),
-            ),
-            actorId: Type.Optional(Type.String({ maxLength: 200 })),
-            targetSystem: Type.Optional(Type.String({ maxLength: 200 })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-            cursor: Type.Optional(Type.String({ maxLength: 200 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            intents: Type.Array(IntentView),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
-          ...errors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.listIntents),
     },
     async (request) => {
       const { cursor, ...filters } = request.query;

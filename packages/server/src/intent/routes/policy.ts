@@ -1,12 +1,14 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { IsoDateTime, tenantErrors, tenantSecurity } from '../../http/schemas.js';
+import { IsoDateTime, tenantErrors } from '../../http/schemas.js';
+import { wireSchema } from '../../http/wire-schema.js';
 import { getPack, POLICY_PACKS } from '../../policy/packs.js';
 import type { PolicyStore, PolicyVersion } from '../use-cases/policy-store.js';
 
-const PolicyVersionSchema = Type.Object({
+const _PolicyVersionSchema = Type.Object({
   id: Type.String(),
   version: Type.Integer(),
   active: Type.Boolean(),
@@ -16,14 +18,14 @@ const PolicyVersionSchema = Type.Object({
   createdBy: Type.String(),
   activatedAt: Type.Union([IsoDateTime, Type.Null()]),
 });
-const PackSchema = Type.Object({
+const _PackSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   description: Type.String(),
   version: Type.String(),
   rules: Type.Array(Type.Unknown()),
 });
-const errors = { ...tenantErrors, 409: tenantErrors[404] };
+const _errors = { ...tenantErrors, 409: tenantErrors[404] };
 
 function view(policy: PolicyVersion) {
   const { tenantId, ...rest } = policy;
@@ -38,12 +40,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
     '/authority/policy',
     {
       config: needs('authority:policy:read'),
-      schema: {
-        tags: ['policy'],
-        summary: "The tenant's active policy version (the starter pack until changed)",
-        security: tenantSecurity,
-        response: { 200: PolicyVersionSchema, ...errors },
-      },
+      schema: wireSchema(WIRE_ROUTES.getPolicy),
     },
     async (request) => view(await policies.activeView(principalOf(request).tenantId)),
   );
@@ -52,12 +49,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
     '/authority/policy/versions',
     {
       config: needs('authority:policy:read'),
-      schema: {
-        tags: ['policy'],
-        summary: 'Every policy version, newest first',
-        security: tenantSecurity,
-        response: { 200: Type.Object({ versions: Type.Array(PolicyVersionSchema) }), ...errors },
-      },
+      schema: wireSchema(WIRE_ROUTES.listPolicyVersions),
     },
     async (request) => ({ versions: (await policies.versions(principalOf(request).tenantId)).map(view) }),
   );
@@ -66,21 +58,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
     '/authority/policy',
     {
       config: needs('authority:policy:write'),
-      schema: {
-        tags: ['policy'],
-        summary:
-          'Save a new policy version (validated; pack rules kept unless replacePacks); activate defaults to false',
-        security: tenantSecurity,
-        body: Type.Object(
-          {
-            rules: Type.Array(Type.Unknown(), { maxItems: 2_000 }),
-            activate: Type.Optional(Type.Boolean()),
-            replacePacks: Type.Optional(Type.Boolean()),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 201: PolicyVersionSchema, ...errors },
-      },
+      schema: wireSchema(WIRE_ROUTES.savePolicy),
     },
     async (request, reply) => {
       const principal = principalOf(request);
@@ -92,13 +70,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
     '/authority/policy/versions/:version/activate',
     {
       config: needs('authority:policy:write'),
-      schema: {
-        tags: ['policy'],
-        summary: 'Activate a stored policy version',
-        security: tenantSecurity,
-        params: Type.Object({ version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }),
-        response: { 200: PolicyVersionSchema, ...errors },
-      },
+      schema: wireSchema(WIRE_ROUTES.activatePolicyVersion),
     },
     async (request) => {
       const principal = principalOf(request);
@@ -110,12 +82,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
     '/policy-packs',
     {
       config: needs('authority:policy:read'),
-      schema: {
-        tags: ['policy'],
-        summary: 'The catalog of policy packs',
-        security: tenantSecurity,
-        response: { 200: Type.Object({ packs: Type.Array(PackSchema) }), ...errors },
-      },
+      schema: wireSchema(WIRE_ROUTES.listPolicyPacks),
     },
     async () => ({ packs: POLICY_PACKS.map((p) => ({ ...p, rules: [...p.rules] })) }),
   );
@@ -124,17 +91,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
     '/policy-packs/install',
     {
       config: needs('authority:policy:write'),
-      schema: {
-        tags: ['policy'],
-        summary:
-          'Install a pack: a new version with the active rules plus the pack (activate defaults to true)',
-        security: tenantSecurity,
-        body: Type.Object(
-          { pack: Type.String({ minLength: 1, maxLength: 100 }), activate: Type.Optional(Type.Boolean()) },
-          { additionalProperties: false },
-        ),
-        response: { 201: Type.Object({ pack: PackSchema, policy: PolicyVersionSchema }), ...errors },
-      },
+      schema: wireSchema(WIRE_ROUTES.installPolicyPack),
     },
     async (request, reply) => {
       const principal = principalOf(request);
@@ -152,19 +109,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
     '/policy-packs/installed',
     {
       config: needs('authority:policy:read'),
-      schema: {
-        tags: ['policy'],
-        summary: 'Packs installed in the active policy version',
-        security: tenantSecurity,
-        response: {
-          200: Type.Object({
-            packs: Type.Array(
-              Type.Object({ id: Type.String(), name: Type.String(), version: Type.String() }),
-            ),
-          }),
-          ...errors,
-        },
-      },
+      schema: wireSchema(WIRE_ROUTES.listInstalledPacks),
     },
     async (request) => {
       const installed = await policies.installedPacks(principalOf(request).tenantId);

@@ -1,8 +1,10 @@
+import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
-import { IsoDateTime, tenantErrors, tenantSecurity } from '../../http/schemas.js';
+import { IsoDateTime } from '../../http/schemas.js';
+import { wireSchema } from '../../http/wire-schema.js';
 import type { ThresholdsStore } from '../use-cases/thresholds-store.js';
 
 const Modifiers = Type.Object({
@@ -10,7 +12,7 @@ const Modifiers = Type.Object({
   production: Type.Number(),
   sensitive: Type.Number(),
 });
-const ThresholdsSchema = Type.Object({
+const _ThresholdsSchema = Type.Object({
   tenantId: Type.String(),
   escalateAt: Type.Number(),
   denyAt: Type.Number(),
@@ -21,7 +23,7 @@ const ThresholdsSchema = Type.Object({
   updatedAt: Type.Union([IsoDateTime, Type.Null()]),
   updatedBy: Type.Union([Type.String(), Type.Null()]),
 });
-const TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 63 }) });
+const _TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 63 }) });
 
 export const thresholdRoutes: FastifyPluginAsyncTypebox<{ thresholds: ThresholdsStore }> = async (
   app,
@@ -31,13 +33,7 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<{ thresholds: Thresholds
     '/authority/thresholds/:tenantId',
     {
       config: needs('authority:policy:read'),
-      schema: {
-        tags: ['policy'],
-        summary: 'Risk thresholds, modifiers and TTLs of the tenant (defaults until changed)',
-        security: tenantSecurity,
-        params: TenantParams,
-        response: { 200: ThresholdsSchema, ...tenantErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.getThresholds),
     },
     async (request) => thresholds.read(principalOf(request).tenantId),
   );
@@ -46,16 +42,7 @@ export const thresholdRoutes: FastifyPluginAsyncTypebox<{ thresholds: Thresholds
     '/authority/thresholds/:tenantId',
     {
       config: needs('authority:thresholds:write'),
-      schema: {
-        tags: ['policy'],
-        summary:
-          'Change thresholds (fields optional; the merged record is validated); audited with old and new values',
-        security: tenantSecurity,
-        params: TenantParams,
-        // The merged record is validated field by field in the domain, with precise messages.
-        body: Type.Record(Type.String(), Type.Unknown()),
-        response: { 200: ThresholdsSchema, ...tenantErrors },
-      },
+      schema: wireSchema(WIRE_ROUTES.updateThresholds),
     },
     async (request) => {
       const principal = principalOf(request);

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { chainBreakRepository } from '../../../src/audit/chain-break-repository.js';
 import { checkpointRepository } from '../../../src/audit/checkpoint-repository.js';
 import { chainRepository } from '../../../src/chain/chain-repository.js';
+import { subtreeHashRepository } from '../../../src/chain/subtree-hash-repository.js';
 import { connectorRepository } from '../../../src/connectors/connector-repository.js';
 import { idempotencyRepository } from '../../../src/idempotency/idempotency-repository.js';
 import { approvalRepository } from '../../../src/intent/repositories/approval-repository.js';
@@ -29,6 +30,7 @@ import { tenantSettingsRepository } from '../../../src/tenancy/tenant-settings-r
 import { signingKeyRepository } from '../../../src/tokens/signing-key-repository.js';
 import { tenantSecretRepository } from '../../../src/tokens/tenant-secret-repository.js';
 import { tokenNonceRepository } from '../../../src/tokens/token-nonce-repository.js';
+import { witnessRepository } from '../../../src/transparency/witness-repository.js';
 import { deliveryRepository } from '../../../src/webhooks/delivery-repository.js';
 import { endpointRepository } from '../../../src/webhooks/endpoint-repository.js';
 import type { manualClock } from '../../helpers/app.js';
@@ -57,6 +59,7 @@ const REPOSITORIES = {
   revocationRepository,
   signingKeyRepository,
   snapshotRepository,
+  subtreeHashRepository,
   actorRepository,
   tenantRepository,
   tenantSecretRepository,
@@ -64,6 +67,7 @@ const REPOSITORIES = {
   ticketRepository,
   tokenNonceRepository,
   verificationRepository,
+  witnessRepository,
 };
 
 export type Repositories = typeof REPOSITORIES;

@@ -8,6 +8,7 @@ import { connectorConformance } from './connectors.js';
 import { type CallLog, type Conformance, repositoryMethods, trackedRepositories } from './context.js';
 import { idempotencyConformance } from './idempotency.js';
 import { intentConformance } from './intent.js';
+import { merkleTreeConformance } from './merkle-tree.js';
 import { physicalConformance } from './physical.js';
 import { physicalPolicyAndKeyConformance } from './physical-policy-and-keys.js';
 import { portalConformance } from './portal.js';
@@ -15,6 +16,7 @@ import { tenantControlConformance } from './tenant-controls.js';
 import { tenantAndKeyConformance } from './tenants-and-keys.js';
 import { tokenConformance } from './tokens.js';
 import { webhookConformance } from './webhooks.js';
+import { witnessConformance } from './witnesses.js';
 
 /**
  * The storage conformance suite: every method of every repository, run against one engine. The
@@ -45,6 +47,7 @@ export function storageConformance(engine: SqlDialect): void {
     tenantAndKeyConformance(conformance);
     tenantControlConformance(conformance);
     chainConformance(conformance);
+    merkleTreeConformance(conformance);
     tokenConformance(conformance);
     idempotencyConformance(conformance);
     webhookConformance(conformance);
@@ -53,6 +56,7 @@ export function storageConformance(engine: SqlDialect): void {
     intentConformance(conformance);
     physicalConformance(conformance);
     physicalPolicyAndKeyConformance(conformance);
+    witnessConformance(conformance);
 
     it('called every method of every repository in the source tree', async () => {
       const { methods, unlisted } = await repositoryMethods();

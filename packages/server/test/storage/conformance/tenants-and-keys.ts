@@ -35,6 +35,9 @@ export function tenantAndKeyConformance(c: Conformance): void {
           '0009_physical',
           '0010_physical_policy',
           '0011_console_lookups',
+          '0014_audit_tree',
+          '0015_log_keys',
+          '0016_audit_witnesses',
         ]);
         assert.deepEqual(await fresh.storage.migrate(), []);
         await fresh.storage.ping();

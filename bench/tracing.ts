@@ -1,0 +1,117 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { tracingEnabled, withSpan, withSyncSpan } from '../packages/server/src/foundation/tracing.js';
+import { startEmbeddedServer } from './embedded-server.js';
+import { machineLine } from './machine.js';
+
+/**
+ * What tracing costs. Off (no OTEL_EXPORTER_OTLP_ENDPOINT): the span helpers against direct calls,
+ * per call, then `POST /intent` over HTTP before and after a run with tracing on (the SDK started
+ * in-process, exporting over OTLP/HTTP to a local collector that accepts and drops everything),
+ * beside the empty-route ceiling of the same run.
+ */
+const { values } = parseArgs({
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } },
+});
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const CALLS = 20_000_000;
+
+function nsPerCall(work: () => unknown): number {
+  for (let i = 0; i < 1_000_000; i += 1) work();
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < CALLS; i += 1) work();
+  return Number(process.hrtime.bigint() - started) / CALLS;
+}
+
+async function nsPerAsyncCall(work: () => Promise<unknown>): Promise<number> {
+  const calls = CALLS / 10;
+  for (let i = 0; i < 100_000; i += 1) await work();
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < calls; i += 1) await work();
+  return Number(process.hrtime.bigint() - started) / calls;
+}
+
+async function measure(title: string, url: string, options: Partial<autocannon.Options> = {}) {
+  const result = await autocannon({ url, connections, duration, workers: 1, ...options });
+  const bad = result.errors + result.timeouts + (result.non2xx ?? 0);
+  console.log(
+    `${title.padEnd(50)} ${Math.round(result.requests.average).toString().padStart(6)} req/s  ` +
+      `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx/errors ${bad}`,
+  );
+}
+
+console.log(`machine: ${machineLine()}`);
+
+let sink = 0;
+const step = (n: number) => {
+  sink = (sink + n) | 0;
+  return sink;
+};
+const direct = nsPerCall(() => step(1));
+// As the gate loop calls a gate (evaluate-intent.ts).
+const wrapped = nsPerCall(() => (tracingEnabled() ? withSyncSpan('gate', {}, () => step(1)) : step(1)));
+const directAsync = await nsPerAsyncCall(async () => step(1));
+const wrappedAsync = await nsPerAsyncCall(() => withSpan('work', {}, async () => step(1)));
+console.log(
+  `tracing off, a gate call:  direct ${direct.toFixed(2)} ns/call, wrapped ${wrapped.toFixed(2)} ns/call`,
+);
+console.log(
+  `tracing off, async span helper: direct ${directAsync.toFixed(1)} ns/call, wrapped ${wrappedAsync.toFixed(1)} ns/call`,
+);
+
+console.log(
+  `autocannon: ${connections} connections, ${duration} s per run, load generator in a worker thread`,
+);
+const empty = Fastify();
+empty.get('/', async () => ({ ok: true }));
+await empty.listen({ port: 0, host: '127.0.0.1' });
+await measure(
+  'empty Fastify route (ceiling)',
+  `http://127.0.0.1:${(empty.server.address() as AddressInfo).port}/`,
+);
+await empty.close();
+
+const request = (headers: Record<string, string>) => ({
+  method: 'POST' as const,
+  headers: { ...headers, 'content-type': 'application/json' },
+  body: JSON.stringify({
+    tenantId: 'bench',
+    actor: { id: 'agent-7', type: 'agent' },
+    targetSystem: 'acme/payments',
+    proposedAction: 'list open pull requests',
+    args: { state: 'open', perPage: 50 },
+    riskContext: { baseRiskScore: 10 },
+  }),
+});
+
+const off = await startEmbeddedServer();
+await autocannon({ url: `${off.base}/intent`, connections: 4, amount: 500, ...request(off.headers) });
+await measure('POST /intent APPROVED, tracing off', `${off.base}/intent`, request(off.headers));
+
+// A collector that reads each export and answers 200.
+let exported = 0;
+const collector = http.createServer((req, res) => {
+  req.on('data', (chunk: Buffer) => {
+    exported += chunk.length;
+  });
+  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+});
+await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+const { startTracing } = await import('../packages/server/src/app/tracing-sdk.js');
+const tracing = startTracing();
+const on = await startEmbeddedServer();
+await autocannon({ url: `${on.base}/intent`, connections: 4, amount: 500, ...request(on.headers) });
+await measure('POST /intent APPROVED, tracing on (OTLP/HTTP)', `${on.base}/intent`, request(on.headers));
+await tracing.shutdown();
+console.log(`exported ${(exported / 1e6).toFixed(1)} MB of OTLP JSON`);
+await on.close();
+collector.close();
+
+await measure('POST /intent APPROVED, tracing off again', `${off.base}/intent`, request(off.headers));
+await off.close();
+console.log(`sink ${sink}`);

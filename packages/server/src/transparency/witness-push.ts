@@ -1,0 +1,191 @@
+import {
+  cosignatureVerifier,
+  formatAddCheckpointRequest,
+  formatSignatureLine,
+  hashToHex,
+  parseAddCheckpointResponse,
+  parseSignedNote,
+} from '@authority-runtime/sdk';
+import { type EgressClient, EgressRefusedError, EgressTimeoutError } from '../egress/egress-client.js';
+import type { Clock } from '../foundation/clock.js';
+import { createPoller } from '../foundation/poller.js';
+import { VERSION } from '../foundation/version.js';
+import type { Storage } from '../storage/database.js';
+import type { AuditWitnessesTable } from '../storage/witness-schema.js';
+import { nextRetryDelay } from '../webhooks/retry-schedule.js';
+import { witnessRepository } from './witness-repository.js';
+
+/** A tenant's latest checkpoint note, signed by its log key, with the tree it states. */
+export interface LatestCheckpoint {
+  note: string;
+  size: number;
+  rootHash: Uint8Array;
+}
+
+/** What the pusher needs of the log: its latest checkpoint and consistency proofs between sizes. */
+export interface CheckpointSource {
+  latest(tenantId: string): Promise<LatestCheckpoint | undefined>;
+  consistencyProof(tenantId: string, fromSize: number, toSize: number): Promise<Uint8Array[]>;
+}
+
+export interface WitnessPusherDeps {
+  storage: Storage;
+  clock: Clock;
+  /** The one outbound client: a witness at a private address is refused unless the operator allows it. */
+  egress: EgressClient;
+  source: CheckpointSource;
+  /** The backoff steps after failed pushes (the webhook schedule); the last step repeats. */
+  retryScheduleMs: readonly number[];
+  timeoutMs: number;
+  /** Tenants handled per round. */
+  batchSize?: number;
+  random?: () => number;
+  onError: (error: unknown) => void;
+}
+
+const USER_AGENT = `authority-runtime-witness-push/${VERSION}`;
+/** 409 answers followed within one push: a witness that keeps changing its size is retried later. */
+const MAX_SIZE_CORRECTIONS = 2;
+
+class PushFailed extends Error {}
+
+function describe(error: unknown): string {
+  if (error instanceof PushFailed) return error.message;
+  if (error instanceof EgressRefusedError) return `egress refused: ${error.message}`;
+  if (error instanceof EgressTimeoutError) return `timeout: ${error.message}`;
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
+
+function addCheckpointUrl(base: string): string {
+  return `${base.replace(/\/+$/, '')}/add-checkpoint`;
+}
+
+/**
+ * Pushes each tenant's latest checkpoint to its witnesses (C2SP tlog-witness `add-checkpoint`,
+ * contract §15): `old` is the size the witness last cosigned, with the consistency proof from it;
+ * a 409 names the witness's own size and the push is retried from there; a cosignature is kept
+ * only once it verifies under the witness's configured key. Failures back off on the retry
+ * schedule. Every instance may run one: a duplicate push is answered 409 or cosigned again.
+ */
+export function createWitnessPusher(deps: WitnessPusherDeps) {
+  const { storage, clock, egress, source, retryScheduleMs, timeoutMs } = deps;
+  const batchSize = deps.batchSize ?? 25;
+  const random = deps.random ?? Math.random;
+  let cursor = '';
+
+  async function exchange(
+    witness: AuditWitnessesTable,
+    oldSize: number,
+    tenantId: string,
+    latest: LatestCheckpoint,
+  ) {
+    const proof = oldSize === 0 ? [] : await source.consistencyProof(tenantId, oldSize, latest.size);
+    const response = await egress.request({
+      method: 'POST',
+      url: addCheckpointUrl(witness.url),
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'user-agent': USER_AGENT },
+      body: formatAddCheckpointRequest({ oldSize, proof, checkpoint: latest.note }),
+      timeoutMs,
+    });
+    try {
+      return parseAddCheckpointResponse(
+        response.status,
+        response.body,
+        response.headers['content-type'] ?? null,
+      );
+    } catch (error) {
+      throw new PushFailed(
+        `the witness answered HTTP ${response.status} malformed: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** One witness: pushes until it cosigns, or throws PushFailed / a transport error. */
+  async function cosign(
+    tenantId: string,
+    witness: AuditWitnessesTable,
+    latest: LatestCheckpoint,
+  ): Promise<string> {
+    const verifier = cosignatureVerifier(witness.verifier_key);
+    const body = parseSignedNote(latest.note).text;
+    let oldSize = witness.cosigned_size > latest.size ? 0 : witness.cosigned_size;
+    for (let corrections = 0; ; corrections++) {
+      const answer = await exchange(witness, oldSize, tenantId, latest);
+      if (answer.status === 200 && 'signatures' in answer) {
+        const mine = answer.signatures.find(
+          (s) => s.name === verifier.name && s.keyId === verifier.keyId && verifier.verify(body, s.signature),
+        );
+        if (!mine) throw new PushFailed('the witness answered no cosignature that verifies under its key');
+        return formatSignatureLine(mine);
+      }
+      if (answer.status === 409 && 'latestSize' in answer) {
+        if (answer.latestSize > latest.size) {
+          throw new PushFailed(
+            `the witness has cosigned size ${answer.latestSize}, larger than this log's ${latest.size}`,
+          );
+        }
+        if (corrections >= MAX_SIZE_CORRECTIONS || answer.latestSize === oldSize) {
+          throw new PushFailed(`the witness keeps answering 409 (its size ${answer.latestSize})`);
+        }
+        oldSize = answer.latestSize;
+        continue;
+      }
+      throw new PushFailed(`HTTP ${answer.status}: ${'message' in answer ? answer.message : ''}`);
+    }
+  }
+
+  async function pushWitness(tenantId: string, witness: AuditWitnessesTable, latest: LatestCheckpoint) {
+    try {
+      const line = await cosign(tenantId, witness, latest);
+      const at = clock();
+      await storage.writeTransaction((trx) =>
+        witnessRepository.recordCosignature(
+          trx,
+          tenantId,
+          { name: witness.name, verifierKey: witness.verifier_key },
+          { treeSize: latest.size, rootHash: hashToHex(latest.rootHash), signatureLine: line, at },
+        ),
+      );
+    } catch (error) {
+      const attempts = witness.attempts + 1;
+      const step = Math.min(attempts, retryScheduleMs.length);
+      const delay = step === 0 ? 0 : (nextRetryDelay(retryScheduleMs, step, random) ?? 0);
+      const now = clock();
+      await witnessRepository.recordFailure(storage.db, tenantId, witness.name, {
+        attempts,
+        nextAttemptAt: now + delay,
+        error: describe(error),
+        now,
+      });
+    }
+  }
+
+  /** Pushes the tenant's latest checkpoint to each witness that is due and has not cosigned it. */
+  async function pushTenant(tenantId: string): Promise<void> {
+    const set = await witnessRepository.get(storage.db, tenantId);
+    if (!set || set.witnesses.length === 0) return;
+    const latest = await source.latest(tenantId);
+    if (!latest) return;
+    const now = clock();
+    const due = set.witnesses.filter((w) => w.next_attempt_at <= now && w.cosigned_size !== latest.size);
+    await Promise.all(due.map((witness) => pushWitness(tenantId, witness, latest)));
+  }
+
+  /** One round: the next tenants (by id, wrapping around) with a witness due; resolves with their count. */
+  async function runOnce(): Promise<number> {
+    const tenants = await witnessRepository.dueTenants(storage.db, clock(), batchSize, cursor);
+    cursor = tenants.length < batchSize ? '' : (tenants[tenants.length - 1] as string);
+    const results = await Promise.allSettled(tenants.map(pushTenant));
+    for (const result of results) if (result.status === 'rejected') deps.onError(result.reason);
+    return tenants.length;
+  }
+
+  const poller = createPoller({ runOnce, batchSize, onError: deps.onError });
+  return { runOnce, pushTenant, start: poller.start, stop: poller.stop };
+}
+
+export type WitnessPusher = ReturnType<typeof createWitnessPusher>;
