@@ -2,7 +2,7 @@
 // and verify-chain over a long chain: time and peak memory.
 // With --group-commit, appends go through the decision path's group commit (storage/group-commit.ts):
 // concurrent appends share one transaction, each acknowledged only after that transaction committed.
-// Run: npx tsx bench/audit.ts --engine sqlite|postgres [--appends 5000] [--concurrency 1,8] [--chain 1000000]
+// Run: npx tsx --conditions=development bench/audit.ts --engine sqlite|postgres [--appends 5000] [--concurrency 1,8] [--chain 1000000]
 //      [--synchronous NORMAL|FULL] [--group-commit] [--profile verify.cpuprofile]
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

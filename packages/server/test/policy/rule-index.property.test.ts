@@ -15,6 +15,7 @@ import { compilePolicy } from '../../src/policy/compile-policy.js';
 import { evaluatePolicy } from '../../src/policy/evaluate-policy.js';
 import { decide } from '../../src/policy/most-severe-wins.js';
 import type { EvaluationDocument, Rule } from '../../src/policy/rule.js';
+import { MIN_INDEXED_RULES } from '../../src/policy/rule-index.js';
 import { validatePolicy } from '../../src/policy/validate-policy.js';
 import { ACTOR_TYPE_VALUES, docArb, ruleArb } from './arbitraries.js';
 
@@ -25,7 +26,7 @@ function compiled(rules: Rule[]) {
 }
 
 const manyRulesArb = fc
-  .uniqueArray(fc.stringMatching(/^[a-z0-9]{1,4}$/), { minLength: 20, maxLength: 120 })
+  .uniqueArray(fc.stringMatching(/^[a-z0-9]{1,4}$/), { minLength: MIN_INDEXED_RULES, maxLength: 120 })
   .chain((ids) => fc.tuple(...ids.map((id) => ruleArb(fc.constant(id)))));
 
 describe('rule index', () => {
@@ -112,7 +113,7 @@ const cedarRuleArb = (id: string): fc.Arbitrary<CedarRule> =>
     });
 
 const cedarPolicyArb = fc
-  .uniqueArray(fc.stringMatching(/^r[0-9]{1,4}$/), { minLength: 10, maxLength: 80 })
+  .uniqueArray(fc.stringMatching(/^r[0-9]{1,4}$/), { minLength: MIN_INDEXED_RULES, maxLength: 80 })
   .chain((ids) => fc.tuple(...ids.map(cedarRuleArb)));
 
 const cedarDocArb: fc.Arbitrary<EvaluationDocument> = fc
