@@ -15,6 +15,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { buildServer } from '../packages/server/src/app/build-server.js';
 import { loadConfig } from '../packages/server/src/config/config.js';
 import { systemClock } from '../packages/server/src/foundation/clock.js';
+import { NO_BUDGETS } from '../packages/server/src/intent/domain/budgets.js';
 import { evaluateIntent } from '../packages/server/src/intent/domain/evaluate-intent.js';
 import type { IntentRecord } from '../packages/server/src/intent/domain/intent-record.js';
 import type { IntentRequest } from '../packages/server/src/intent/domain/intent-request.js';
@@ -66,6 +67,8 @@ for (let from = 0; from < intents; from += 500) {
       thresholds: DEFAULT_THRESHOLDS,
       floorEnabled: true,
       policy: starter,
+      budgets: NO_BUDGETS,
+      evaluatedAt: now,
       request,
       explain: false,
     });

@@ -18,6 +18,7 @@ import type { Clock } from '../foundation/clock.js';
 import type { Storage } from '../storage/database.js';
 import { logCheckpointRepository } from './log-checkpoint-repository.js';
 import { logKeyRepository, type StoredLogKey } from './log-key-repository.js';
+import { witnessRepository } from './witness-repository.js';
 
 /** A tenant's log key ready to sign: its origin (the key's name), verifier key text and signer. */
 export interface LogKey {
@@ -118,11 +119,25 @@ export function createTransparencyService(deps: {
       return (await logKey(tenantId)).verifierKey;
     },
 
-    /** The note of the current chain length, signed now when the latest does not cover the head. */
+    /**
+     * The note of the current chain length, signed now when the latest does not cover the head,
+     * followed by the cosignature lines its witnesses gave that tree (contract §15), in the order
+     * the witnesses are configured.
+     */
     async checkpoint(tenantId: string): Promise<string> {
       const size = await treeSize(tenantId);
       const latest = await logCheckpointRepository.latest(storage.db, tenantId);
-      return latest?.treeSize === size ? latest.note : noteAt(tenantId, size);
+      const note = latest?.treeSize === size ? latest.note : await noteAt(tenantId, size);
+      const stored =
+        latest?.treeSize === size ? latest : await logCheckpointRepository.atSize(storage.db, tenantId, size);
+      if (stored === undefined) return note;
+      const cosignatures = await witnessRepository.cosignatureLines(
+        storage.db,
+        tenantId,
+        size,
+        stored.rootHash,
+      );
+      return note + cosignatures.join('');
     },
 
     /** The note of the tree of exactly `size` leaves (receipts sign the intent's head). */
