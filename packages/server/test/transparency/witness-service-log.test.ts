@@ -1,0 +1,114 @@
+// The service's own log, end to end (contract §15): real `authority witness serve` processes pinned
+// to the tenant's published log key cosign the service's checkpoints, and `GET
+// /audit/:tenantId/checkpoint` serves those cosignatures after the log's signature, so an auditor
+// holding the log key and the witness keys verifies a quorum from the route alone.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseSignedNote, verifyCheckpoint } from '@authority-runtime/sdk';
+import { createEgressClient } from '../../src/egress/egress-client.js';
+import { checkpointSourceOf } from '../../src/transparency/checkpoint-source.js';
+import { createWitnessPusher } from '../../src/transparency/witness-push.js';
+import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
+import { appendEvents } from '../helpers/audit.js';
+import { CLI, stopProcess } from '../helpers/serve-process.js';
+import { ENGINES } from '../helpers/storage.js';
+import { startWitness, type Witness } from '../helpers/witness-fixtures.js';
+
+function keygen(dir: string, name: string): { keyFile: string; verifierKey: string } {
+  const keyFile = path.join(dir, `${name.replace(/\W/g, '_')}.key`);
+  const made = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', CLI, 'witness', 'keygen', '--key-file', keyFile, '--name', name],
+    { encoding: 'utf8' },
+  );
+  assert.equal(made.status, 0, made.stderr);
+  return { keyFile, verifierKey: made.stdout.trim() };
+}
+
+for (const engine of ENGINES) {
+  describe(`witnesses cosign the service's own log (${engine})`, () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'authority-witness-log-'));
+    const witnesses: Witness[] = [];
+    const keys: { keyFile: string; verifierKey: string }[] = [];
+    let t: TestApp;
+    let headers: Headers;
+    let logKey: string;
+
+    const checkpoint = async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/audit/acme/checkpoint', headers });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.body;
+    };
+    const push = () =>
+      createWitnessPusher({
+        storage: t.storage,
+        clock: t.clock,
+        egress: createEgressClient({ allowPrivate: true, allowCidrs: [] }),
+        source: checkpointSourceOf(t.services.transparency),
+        retryScheduleMs: [10_000],
+        timeoutMs: 5_000,
+        random: () => 0.999,
+        onError: (error) => assert.fail(error as Error),
+      }).runOnce();
+
+    before(async () => {
+      t = await createTestApp(engine, { ALLOW_PRIVATE_EGRESS: '1' });
+      headers = await t.ownerHeaders('acme');
+      logKey = (await t.app.inject({ method: 'GET', url: '/.well-known/authority/acme/log-key' })).body.trimEnd();
+      const origin = logKey.split('+')[0] as string;
+      for (const name of ['witness.example/w1', 'witness.example/w2']) {
+        const key = keygen(dir, name);
+        keys.push(key);
+        witnesses.push(await startWitness(['--key-file', key.keyFile, '--log', `${origin}=${logKey}`]));
+      }
+      const res = await t.app.inject({
+        method: 'PUT',
+        url: '/audit/witnesses',
+        headers,
+        payload: {
+          witnesses: witnesses.map((w, i) => ({
+            name: `witness.example/w${i + 1}`,
+            url: w.base,
+            verifierKey: keys[i]?.verifierKey,
+          })),
+          quorum: 2,
+        },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    });
+    after(async () => {
+      for (const witness of witnesses) await stopProcess(witness.child);
+      await t.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('serves the checkpoint with a quorum of cosignatures once the witnesses cosigned it, and again as the log grows', async () => {
+      await appendEvents(t.storage, 'acme', 6, t.clock);
+      const bare = await checkpoint();
+      assert.equal(parseSignedNote(bare).signatures.length, 1, 'no cosignature before a push');
+      const noQuorum = verifyCheckpoint(bare, {
+        logKey,
+        witnesses: keys.map((k) => k.verifierKey),
+        quorum: 2,
+      });
+      assert.equal(noQuorum.valid, false);
+
+      for (const round of [1, 2]) {
+        if (round === 2) await appendEvents(t.storage, 'acme', 9, t.clock);
+        assert.equal(await push(), 1);
+        const served = await checkpoint();
+        assert.equal(parseSignedNote(served).signatures.length, 3, served);
+        const outcome = verifyCheckpoint(served, {
+          logKey,
+          witnesses: keys.map((k) => k.verifierKey),
+          quorum: 2,
+        });
+        assert.equal(outcome.valid, true, outcome.valid ? '' : `${outcome.reason}: ${outcome.detail}`);
+      }
+    });
+  });
+}
