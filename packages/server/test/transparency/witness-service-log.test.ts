@@ -58,7 +58,9 @@ for (const engine of ENGINES) {
     before(async () => {
       t = await createTestApp(engine, { ALLOW_PRIVATE_EGRESS: '1' });
       headers = await t.ownerHeaders('acme');
-      logKey = (await t.app.inject({ method: 'GET', url: '/.well-known/authority/acme/log-key' })).body.trimEnd();
+      logKey = (
+        await t.app.inject({ method: 'GET', url: '/.well-known/authority/acme/log-key' })
+      ).body.trimEnd();
       const origin = logKey.split('+')[0] as string;
       for (const name of ['witness.example/w1', 'witness.example/w2']) {
         const key = keygen(dir, name);
