@@ -24,8 +24,9 @@ for (const engine of ENGINES) {
         headers: agent,
         payload: intentPayload('push the fix'),
       });
-    const freezeEntry = (body: { authorityDecision: { explanation?: { ruleId: string }[] } }) =>
-      body.authorityDecision.explanation?.find((e) => e.ruleId === 'freeze-pushes');
+    const freezeEntry = (body: {
+      authorityDecision: { explanation?: { ruleId: string; failed: Record<string, unknown> }[] };
+    }) => body.authorityDecision.explanation?.find((e) => e.ruleId === 'freeze-pushes');
 
     before(async () => {
       t = await createTestApp(engine);

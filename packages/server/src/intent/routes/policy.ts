@@ -1,10 +1,25 @@
 import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
 import { wireSchema } from '../../http/wire-schema.js';
 import { getPack, POLICY_PACKS } from '../../policy/packs.js';
 import type { PolicyStore, PolicyVersion } from '../use-cases/policy-store.js';
+
+/**
+ * The save's body as the route reads it: `rules` are checked by the domain validator
+ * (`validate-policy.ts`), whose 400 names the rule and the field (`Rule friday-freeze (rules[0])`,
+ * contract §4.5); the wire's full rule schema would answer first with a JSON Schema path instead.
+ */
+const SaveBody = Type.Object(
+  {
+    rules: Type.Array(Type.Unknown(), { maxItems: 2_000 }),
+    activate: Type.Optional(Type.Boolean()),
+    replacePacks: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
 
 /** The API's form of a version: `id` is `<tenantId>/v<version>`. */
 export function view(policy: PolicyVersion) {
@@ -44,7 +59,7 @@ export const policyRoutes: FastifyPluginAsyncTypebox<{ policies: PolicyStore }> 
     '/authority/policy',
     {
       config: needs('authority:policy:write'),
-      schema: wireSchema(WIRE_ROUTES.savePolicy),
+      schema: { ...wireSchema(WIRE_ROUTES.savePolicy), body: SaveBody },
     },
     async (request, reply) => {
       const principal = principalOf(request);
