@@ -119,8 +119,14 @@ describe('the wire contract', () => {
       createdAt: '2026-01-01T00:00:00.000Z',
       createdBy: 'key-1',
       activatedAt: null,
+      status: 'active',
+      author: 'key-1',
+      reviews: [],
+      requiredApprovals: null,
     };
-    assert.equal(list.Check({ versions: [version, version] }), true);
+    const review = { required: false, approvals: 1 };
+    assert.equal(list.Check({ versions: [version, version], review }), true);
+    assert.equal(list.Check({ versions: [{ ...version, status: 'pending' }], review }), false);
   });
 
   it('describes the decision token claims with the issuer as a literal', () => {
