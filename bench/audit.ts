@@ -12,12 +12,12 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { verifyStoredChain } from '../packages/server/src/audit/stored-chain-verification.js';
 import type { AuditEvent } from '../packages/server/src/chain/audit-entry.js';
-import { GENESIS_HASH, sealEntry } from '../packages/server/src/chain/audit-entry.js';
 import { chainRepository } from '../packages/server/src/chain/chain-repository.js';
 import { systemClock } from '../packages/server/src/foundation/clock.js';
 import { openStorage, type Storage } from '../packages/server/src/storage/database.js';
 import { createGroupCommit } from '../packages/server/src/storage/group-commit.js';
 import { tenantRepository } from '../packages/server/src/tenancy/tenant-repository.js';
+import { writeBulkChain } from './bulk-chain.js';
 import { profiled } from './cpu-profile.js';
 import { machineLine } from './machine.js';
 
@@ -135,45 +135,7 @@ if (chainLength > 0) {
   // Build a long chain quickly with bulk inserts (the same sealing code as appends), then verify it.
   await storage.db.deleteFrom('audit_entries').execute();
   await storage.db.deleteFrom('audit_heads').execute();
-  let previous = GENESIS_HASH;
-  const now = Date.now();
-  const batch = 400;
-  for (let from = 0; from < chainLength; from += 10_000) {
-    await storage.writeTransaction(async (trx) => {
-      for (let i = from; i < Math.min(from + 10_000, chainLength); i += batch) {
-        const rows = [];
-        for (let j = i; j < Math.min(i + batch, chainLength); j++) {
-          const sealed = sealEntry('bench', j, previous, event(j), now);
-          previous = sealed.entry.entryHash;
-          rows.push({
-            tenant_id: 'bench',
-            idx: j,
-            correlation_id: sealed.entry.correlationId,
-            intent_id: sealed.entry.intentId,
-            actor_id: sealed.entry.actorId,
-            actor_type: sealed.entry.actorType,
-            event_type: sealed.entry.eventType,
-            target_system: 'acme/payments',
-            previous_hash: sealed.entry.previousHash,
-            entry_hash: sealed.entry.entryHash,
-            canonical: sealed.canonical,
-            created_at: now,
-          });
-        }
-        await trx.insertInto('audit_entries').values(rows).execute();
-      }
-    });
-  }
-  await storage.db
-    .insertInto('audit_heads')
-    .values({
-      tenant_id: 'bench',
-      last_index: chainLength - 1,
-      last_hash: previous,
-      last_checkpoint_index: -1,
-      last_checkpoint_at: now,
-    })
-    .execute();
+  await writeBulkChain(storage, 'bench', chainLength, event);
   global.gc?.();
   const baseline = process.memoryUsage().rss;
   let peak = baseline;

@@ -1,0 +1,213 @@
+// The transparency log over a long chain (issue 17): a chain of --chain entries written in bulk
+// without its tree (as a chain written before the tree existed), the time `syncTree` takes to bring
+// the tree up to it, then inclusion proofs for random indexes against the full size and consistency
+// proofs for random (from, to) pairs through the transparency service: median and p99. A sample of
+// the proofs is checked with the SDK verifiers against the roots of signed checkpoints and leaf
+// hashes computed from the stored entries. The empty-route ceiling of the same run is printed last.
+// Run: npx tsx --conditions=development bench/transparency.ts [--chain 1000000] [--proofs 5000] [--verify 200]
+//      [--engine sqlite|postgres] (postgres needs DATABASE_URL)
+import { randomBytes, randomInt } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  hashFromHex,
+  leafHash,
+  parseCheckpoint,
+  parseSignedNote,
+  verifyConsistencyProof,
+  verifyInclusionProof,
+} from '@authority-runtime/sdk';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import pg from 'pg';
+import type { AuditEvent } from '../packages/server/src/chain/audit-entry.js';
+import { chainRepository } from '../packages/server/src/chain/chain-repository.js';
+import { subtreeHashRepository } from '../packages/server/src/chain/subtree-hash-repository.js';
+import { createSecretBox } from '../packages/server/src/crypto/secret-box.js';
+import { systemClock } from '../packages/server/src/foundation/clock.js';
+import { openStorage, type Storage } from '../packages/server/src/storage/database.js';
+import { tenantRepository } from '../packages/server/src/tenancy/tenant-repository.js';
+import { createTransparencyService } from '../packages/server/src/transparency/transparency-service.js';
+import { writeBulkChain } from './bulk-chain.js';
+import { machineLine } from './machine.js';
+
+const { values } = parseArgs({
+  options: {
+    engine: { type: 'string', default: 'sqlite' },
+    chain: { type: 'string', default: '1000000' },
+    proofs: { type: 'string', default: '5000' },
+    verify: { type: 'string', default: '200' },
+    'ceiling-duration': { type: 'string', default: '5' },
+  },
+});
+
+const event = (n: number): AuditEvent => ({
+  correlationId: '01a2014e-fa12-72fe-ad37-ce9fbf547fe6',
+  intentId: '01a2014e-fa12-72fe-ad37-ce9fbf547fe7',
+  actorId: 'agent-7',
+  actorType: 'service',
+  eventType: 'intent.decided',
+  payload: {
+    n,
+    decision: 'APPROVED',
+    riskScore: 35,
+    targetSystem: 'acme/payments',
+    rationale: ['starter allow'],
+  },
+});
+
+async function open(): Promise<{ storage: Storage; cleanup: () => Promise<void> }> {
+  if (values.engine === 'postgres') {
+    const url = process.env.DATABASE_URL;
+    if (url === undefined) throw new Error('--engine postgres needs DATABASE_URL');
+    const schema = `bench_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    const storage = openStorage({ databaseUrl: url, pgSchema: schema, poolSize: 10 });
+    return {
+      storage,
+      cleanup: async () => {
+        await storage.close();
+        await admin.query(`drop schema ${schema} cascade`);
+        await admin.end();
+      },
+    };
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'authority-bench-'));
+  const storage = openStorage({ sqliteFile: path.join(dir, 'bench.db'), sqliteSynchronous: 'NORMAL' });
+  return {
+    storage,
+    cleanup: async () => {
+      await storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const summary = (timings: number[]) => {
+  const sorted = [...timings].sort((a, b) => a - b);
+  return `median ${percentile(sorted, 50).toFixed(3)} ms, p99 ${percentile(sorted, 99).toFixed(3)} ms, max ${(sorted.at(-1) ?? 0).toFixed(3)} ms`;
+};
+
+console.log(`machine: ${machineLine()}`);
+console.log(`engine: ${values.engine}`);
+const chainLength = Number(values.chain);
+const proofs = Number(values.proofs);
+const sample = Number(values.verify);
+const { storage, cleanup } = await open();
+await storage.migrate();
+await tenantRepository.insert(
+  storage.db,
+  { id: 'bench', name: 'bench', plan: 'enterprise', rateLimitPerMinute: 1 },
+  Date.now(),
+);
+
+let start = process.hrtime.bigint();
+await writeBulkChain(storage, 'bench', chainLength, event);
+console.log(
+  `bulk chain of ${chainLength.toLocaleString('en-US')} entries written in ${(ms(start) / 1000).toFixed(2)} s`,
+);
+
+start = process.hrtime.bigint();
+const head = await storage.writeTransaction((trx) => chainRepository.syncTree(trx, 'bench', Date.now()));
+const syncSeconds = ms(start) / 1000;
+const stored = await subtreeHashRepository.count(storage.db, 'bench');
+console.log(
+  `syncTree: tree of ${head.tree.treeSize.toLocaleString('en-US')} leaves in ${syncSeconds.toFixed(2)} s ` +
+    `(${stored.toLocaleString('en-US')} subtree hashes stored)`,
+);
+if (head.tree.treeSize !== chainLength) throw new Error('the tree does not cover the chain');
+
+const service = createTransparencyService({
+  storage,
+  clock: systemClock,
+  secretBox: createSecretBox(randomBytes(32)),
+  originPrefix: 'bench.example',
+});
+const rootAt = async (size: number) =>
+  parseCheckpoint(parseSignedNote(await service.checkpointAt('bench', size)).text).rootHash;
+const entryLeaf = async (index: number) => {
+  const row = await storage.db
+    .selectFrom('audit_entries')
+    .select('entry_hash')
+    .where('tenant_id', '=', 'bench')
+    .where('idx', '=', index)
+    .executeTakeFirstOrThrow();
+  return leafHash(row.entry_hash);
+};
+
+// Warm-up: the first reads fault the index pages in.
+for (let i = 0; i < 200; i++) await service.inclusionProof('bench', randomInt(chainLength), chainLength);
+
+const fullRoot = await rootAt(chainLength);
+const inclusion: number[] = [];
+let inclusionChecked = 0;
+for (let i = 0; i < proofs; i++) {
+  const index = randomInt(chainLength);
+  const t = process.hrtime.bigint();
+  const proof = await service.inclusionProof('bench', index, chainLength);
+  inclusion.push(ms(t));
+  if (i < sample) {
+    const outcome = verifyInclusionProof({
+      index,
+      treeSize: chainLength,
+      leafHash: await entryLeaf(index),
+      proof: proof.proof.map(hashFromHex),
+      rootHash: fullRoot,
+    });
+    if (!outcome.valid) throw new Error(`inclusion proof of ${index} invalid: ${outcome.reason}`);
+    inclusionChecked += 1;
+  }
+}
+console.log(
+  `inclusion proof, random index, tree size ${chainLength.toLocaleString('en-US')} (${proofs} proofs): ${summary(inclusion)}; ` +
+    `${inclusionChecked} verified with verifyInclusionProof against the signed checkpoint`,
+);
+
+const consistency: number[] = [];
+let consistencyChecked = 0;
+for (let i = 0; i < proofs; i++) {
+  const to = 1 + randomInt(chainLength);
+  const from = 1 + randomInt(to);
+  const t = process.hrtime.bigint();
+  const proof = await service.consistencyProof('bench', from, to);
+  consistency.push(ms(t));
+  if (i < sample) {
+    const outcome = verifyConsistencyProof({
+      fromSize: from,
+      fromRoot: await rootAt(from),
+      toSize: to,
+      toRoot: await rootAt(to),
+      proof: proof.proof.map(hashFromHex),
+    });
+    if (!outcome.valid) throw new Error(`consistency proof ${from} → ${to} invalid: ${outcome.reason}`);
+    consistencyChecked += 1;
+  }
+}
+console.log(
+  `consistency proof, random 1 ≤ from ≤ to ≤ ${chainLength.toLocaleString('en-US')} (${proofs} proofs): ${summary(consistency)}; ` +
+    `${consistencyChecked} verified with verifyConsistencyProof against signed checkpoints`,
+);
+await cleanup();
+
+const empty = Fastify();
+empty.get('/', async () => ({ ok: true }));
+await empty.listen({ port: 0, host: '127.0.0.1' });
+const address = empty.server.address();
+const ceilingSeconds = Number(values['ceiling-duration']);
+const ceiling = await autocannon({
+  url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`,
+  connections: 16,
+  duration: ceilingSeconds,
+});
+await empty.close();
+console.log(
+  `empty Fastify route (ceiling, 16 connections, ${ceilingSeconds} s): ${Math.round(ceiling.requests.average)} req/s, ` +
+    `p50 ${ceiling.latency.p50} ms, p99 ${ceiling.latency.p99} ms`,
+);
