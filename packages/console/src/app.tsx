@@ -13,6 +13,7 @@ import { IntentList } from './pages/intents/intent-list.js';
 import { IntentPolicy } from './pages/policies/intent-policy.js';
 import { PhysicalPolicy } from './pages/policies/physical-policy.js';
 import { Playground } from './pages/policies/playground.js';
+import { Simulation } from './pages/policies/simulation.js';
 import { SecondFactor } from './pages/second-factor.js';
 import { Settings } from './pages/settings/settings.js';
 import { SignIn } from './pages/sign-in.js';
@@ -94,6 +95,7 @@ function Shell({ state }: { state: SessionState }) {
         <Route path="/console/audit/entries/:index" component={AuditEntry} />
         <Route path="/console/policies" component={IntentPolicy} />
         <Route path="/console/policies/playground" component={Playground} />
+        <Route path="/console/policies/simulation" component={Simulation} />
         <Route path="/console/policies/physical" component={PhysicalPolicy} />
         <Route path="/console/settings" component={Settings} />
         <Route path="/console/settings/:section" component={Settings} />

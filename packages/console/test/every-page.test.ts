@@ -134,6 +134,7 @@ describe('every console page', () => {
     ['audit-entry', () => '/console/audit/entries/3', 'Audit entry #3'],
     ['audit-chain', () => '/console/audit/chain', 'Audit chain'],
     ['policies', () => '/console/policies', 'Policies'],
+    ['policy-simulation', () => '/console/policies/simulation', 'Policy simulation'],
     ['policy-playground', () => '/console/policies/playground', 'Policy playground'],
     ['policy-physical', () => '/console/policies/physical', 'Physical clause policy'],
     ['settings-keys', () => '/console/settings/keys', 'Settings: API keys'],

@@ -173,6 +173,36 @@ export interface PolicyVersion {
   createdAt: string;
   createdBy: string;
   activatedAt: string | null;
+  /** The review state (contract §16): draft, approved, rejected, active or inactive. */
+  status?: string;
+  author?: string;
+  reviews?: PolicyReview[];
+  requiredApprovals?: number;
+}
+
+export interface PolicyReview {
+  principalId: string;
+  decision: 'approve' | 'reject';
+  comment: string;
+  createdAt: string;
+}
+
+export interface SimulatedDecision {
+  decision: string;
+  decidingRule: { id: string; effect: string; priority: number };
+}
+
+export interface SimulationResult {
+  evaluated: number;
+  changed: number;
+  transitions: Record<string, number>;
+  changes: Array<{
+    intentId: string;
+    createdAt: string;
+    before: SimulatedDecision;
+    after: SimulatedDecision;
+  }>;
+  durationMs: number;
 }
 
 export interface PolicyIssue {

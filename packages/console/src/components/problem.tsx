@@ -19,6 +19,9 @@ function explain(error: ApiError): string | null {
   if (error.reason === 'separation_of_duties') {
     return 'Separation of duties: whoever asked for an action cannot approve it. Another approver must decide.';
   }
+  if (error.reason === 'review_required') {
+    return 'This version needs its approvals from reviewers other than its author (and no rejection) before it can be activated.';
+  }
   if (error.code === 'MFA_REQUIRED' || error.code === 'mfa_required') {
     return 'Verify your second factor first.';
   }

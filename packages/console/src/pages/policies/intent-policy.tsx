@@ -10,6 +10,7 @@ import { useAction, useApi } from '../../components/use-api.js';
 import { useSession } from '../../session/session-context.js';
 import { IssueOutline, issuesOf, parseDraft } from './issue-outline.js';
 import { PolicyTabs } from './policy-tabs.js';
+import { ReviewForm, Reviews } from './review.js';
 
 /** Pack rules (`<pack>/<rule>`) are kept by a save unless replacePacks; the editor holds the others. */
 const ownRules = (version: PolicyVersion) => version.rules.filter((rule) => !String(rule.id).includes('/'));
@@ -17,11 +18,13 @@ const draftOf = (version: PolicyVersion) => JSON.stringify(ownRules(version), nu
 
 function History({
   versions,
+  review,
   active,
   onLoad,
   onChanged,
 }: {
   versions: PolicyVersion[];
+  review: { required: boolean; approvals: number } | undefined;
   active: PolicyVersion;
   onLoad: (version: PolicyVersion) => void;
   onChanged: () => Promise<void>;
@@ -33,6 +36,11 @@ function History({
   });
   return (
     <Section title="Versions">
+      <p>
+        {review?.required
+          ? `Review is required: a new version is stored as a draft and needs ${review.approvals} approval${review.approvals === 1 ? '' : 's'} by someone other than its author before it can be activated. Rolling back to a version that was active needs none.`
+          : 'Review is not required: any version may be activated.'}
+      </p>
       <Problem error={activate.error} title="Activation refused" />
       <table>
         <thead>
@@ -42,6 +50,7 @@ function History({
             <th scope="col">Rules</th>
             <th scope="col">Packs</th>
             <th scope="col">Created</th>
+            <th scope="col">Reviews</th>
             <th scope="col">Activated</th>
             <th scope="col">Actions</th>
           </tr>
@@ -50,11 +59,15 @@ function History({
           {versions.map((version) => (
             <tr key={version.version}>
               <td>v{version.version}</td>
-              <td>{version.active ? <strong>active</strong> : 'inactive'}</td>
+              <td>{version.active ? <strong>active</strong> : (version.status ?? 'inactive')}</td>
               <td>{version.rules.length}</td>
               <td>{version.packs.join(', ') || '—'}</td>
               <td>
-                {formatTime(version.createdAt)} by <code>{version.createdBy}</code>
+                {formatTime(version.createdAt)} by <code>{version.author ?? version.createdBy}</code>
+              </td>
+              <td>
+                <Reviews version={version} />
+                <ReviewForm version={version} onChanged={onChanged} />
               </td>
               <td>{formatTime(version.activatedAt)}</td>
               <td class="buttons">
@@ -143,7 +156,12 @@ function Editor({
       {saved ? (
         <p class="success" role="status">
           Saved v{saved.version}
-          {saved.active ? ' and activated it' : ' (not active: activate it from the versions table)'}.
+          {saved.active
+            ? ' and activated it'
+            : saved.status === 'draft'
+              ? ' as a draft: it needs review before it can be activated'
+              : ' (not active: activate it from the versions table)'}
+          .
         </p>
       ) : null}
     </Section>
@@ -154,7 +172,11 @@ function PolicyBody() {
   const { can } = useSession();
   const active = useApi(() => api<PolicyVersion>('GET', '/authority/policy'), 'active');
   const versions = useApi(
-    () => api<{ versions: PolicyVersion[] }>('GET', '/authority/policy/versions'),
+    () =>
+      api<{ versions: PolicyVersion[]; review?: { required: boolean; approvals: number } }>(
+        'GET',
+        '/authority/policy/versions',
+      ),
     'versions',
   );
   const [draft, setDraft] = useState<{ key: number; text: string } | null>(null);
@@ -181,6 +203,7 @@ function PolicyBody() {
       {current && versions.data ? (
         <History
           versions={versions.data.versions}
+          review={versions.data.review}
           active={current}
           onLoad={(version) => setDraft({ key: Date.now(), text: draftOf(version) })}
           onChanged={reload}

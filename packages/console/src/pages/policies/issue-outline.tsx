@@ -42,8 +42,8 @@ export function IssueOutline({
   noun: string;
 }) {
   if (issues.length === 0) return null;
-  // Paths come as `rules[0].effect` or `/rules[0]/effect`.
-  const pattern = new RegExp(`(?:^|[./])${collection}\\[(\\d+)\\][./]?(.*)$`);
+  // Paths come as `rules[0].effect`, `/rules[0]/effect` or (schema validation) `/rules/0/effect`.
+  const pattern = new RegExp(`(?:^|[./])${collection}(?:\\[(\\d+)\\]|/(\\d+))[./]?(.*)$`);
   const general: Issue[] = [];
   const byIndex = new Map<number, Array<Issue & { at: string }>>();
   for (const issue of issues) {
@@ -52,9 +52,9 @@ export function IssueOutline({
       general.push(issue);
       continue;
     }
-    const index = Number(match[1]);
+    const index = Number(match[1] ?? match[2]);
     const list = byIndex.get(index) ?? [];
-    list.push({ ...issue, at: issue.field ?? (match[2] ?? '').replaceAll('/', '.') });
+    list.push({ ...issue, at: issue.field ?? (match[3] ?? '').replaceAll('/', '.') });
     byIndex.set(index, list);
   }
   return (

@@ -2,12 +2,10 @@ import { useLocation } from 'preact-iso';
 import type { Permission } from '../../session/roles.js';
 import { useSession } from '../../session/session-context.js';
 
-/**
- * The policy pages. Simulation against recent intents and two-person review (contract §16) slot in
- * here as tabs of their own once their routes exist.
- */
+/** The policy pages; the versions table of the intent policy carries the review (contract §16). */
 const TABS: ReadonlyArray<{ href: string; label: string; anyOf: readonly Permission[] }> = [
   { href: '/console/policies', label: 'Intent policy', anyOf: ['authority:policy:read'] },
+  { href: '/console/policies/simulation', label: 'Simulation', anyOf: ['authority:policy:read'] },
   { href: '/console/policies/playground', label: 'Playground', anyOf: ['authority:evaluate'] },
   { href: '/console/policies/physical', label: 'Physical clause policy', anyOf: ['physical:policy:read'] },
 ];
