@@ -130,7 +130,7 @@ describe('approvals in the console', () => {
     await page.goto(`${server.base}/console/approvals`);
     await signIn(page, 'owner@demo.test');
     // The owner submits an intent with its own console session, as a script of theirs would.
-    const submitted = await page.evaluate(
+    const answer = await page.evaluate(
       async ({ body }) => {
         const session = JSON.parse(sessionStorage.getItem('authority-console.session') ?? '{}');
         const res = await fetch('/intent', {
@@ -142,10 +142,12 @@ describe('approvals in the console', () => {
           },
           body: JSON.stringify(body),
         });
-        return (await res.json()) as { approvalUrl: string; intentId: string };
+        return { status: res.status, body: (await res.json()) as { approvalUrl: string; intentId: string } };
       },
       { body: intentBody('push the hotfix branch') },
     );
+    assert.equal(answer.status, 202, JSON.stringify(answer.body));
+    const submitted = answer.body;
     await open(submitted.approvalUrl);
     await page.getByText('Separation of duties: you submitted this intent').waitFor();
     await decideWith('Approve');
