@@ -95,10 +95,13 @@ export {
   type VerificationFailureReason,
 } from './reasons.js';
 export {
+  type AnyReceipt,
   RECEIPT_SEAL_TYP,
   type Receipt,
+  type ReceiptInclusion,
   type ReceiptInvalid,
   type ReceiptSeal,
+  type ReceiptV1,
   type ReceiptValid,
   type ReceiptVerification,
   type VerifyReceiptOptions,

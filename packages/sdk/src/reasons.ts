@@ -84,8 +84,10 @@ export function isVerificationFailureReason(value: unknown): value is Verificati
  * The reasons {@link verifyReceipt} reports, in the order in which it checks them (the first
  * failing check is the one reported):
  *
- * - `RECEIPT_MALFORMED`: not a receipt of version 1 (not JSON, a member missing, of the wrong type
- *   or unknown).
+ * - `RECEIPT_MALFORMED`: not a receipt of version 1 or 2 (not JSON, a member missing, of the wrong
+ *   type or unknown; a version-2 `inclusion` that does not list each entry's index in order).
+ * - `LOG_KEY_MISSING`: a version-2 receipt, and no `logKey` to verify its checkpoint against. The
+ *   checkpoint and proofs are never skipped.
  * - `TENANT_MISMATCH`: the receipt's `tenantId` is not `expectedTenantId`.
  * - `ENTRY_HASH_MISMATCH`: an entry does not hash to its `entryHash`.
  * - `ENTRY_MISMATCH`: an entry belongs to another tenant or intent, or the entries are not in chain
@@ -95,6 +97,10 @@ export function isVerificationFailureReason(value: unknown): value is Verificati
  *   `headHash`.
  * - `SEAL_SIGNATURE_INVALID`: the seal's JWS does not verify under a pinned key of the tenant or
  *   does not state exactly the other seal fields.
+ * - `CHECKPOINT_INVALID`: (version 2) the checkpoint is not a note signed by the pinned log key, is
+ *   not the log of the receipt's tenant, or is not for the tree of `seal.headIndex + 1` entries.
+ * - `INCLUSION_PROOF_INVALID`: (version 2) an entry's proof does not lead from its leaf hash to the
+ *   checkpoint's root.
  * - `TOKEN_INVALID`: the token does not verify under a pinned key, does not name this intent and
  *   tenant, or does not say `APPROVED`; or an `APPROVED` receipt carries no token, or a token comes
  *   with another decision.
@@ -111,11 +117,14 @@ export function isVerificationFailureReason(value: unknown): value is Verificati
  */
 export const RECEIPT_VERIFICATION_REASONS = [
   'RECEIPT_MALFORMED',
+  'LOG_KEY_MISSING',
   'TENANT_MISMATCH',
   'ENTRY_HASH_MISMATCH',
   'ENTRY_MISMATCH',
   'SEAL_MISMATCH',
   'SEAL_SIGNATURE_INVALID',
+  'CHECKPOINT_INVALID',
+  'INCLUSION_PROOF_INVALID',
   'TOKEN_INVALID',
   'EMBEDDED_JWKS_MISMATCH',
   'KEY_SOURCE_UNAVAILABLE',

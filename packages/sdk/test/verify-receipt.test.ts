@@ -4,11 +4,17 @@ import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type JWK, type JWTPayload, SignJWT } from 'jose';
 import {
+  cosigner,
+  ed25519NoteSigner,
+  formatCheckpoint,
   type KeySource,
+  parseVerifierKey,
   RECEIPT_VERIFICATION_REASONS,
   type Receipt,
+  type ReceiptV1,
   type ReceiptVerification,
   type ReceiptVerificationReason,
+  signNote,
   staticJwks,
   verifyReceipt,
 } from '../src/index.js';
@@ -27,6 +33,7 @@ import {
   type TestKey,
   ZEROS,
 } from './audit-fixtures.js';
+import { ReferenceTree } from './transparency/rfc9162-reference.js';
 
 const INTENT = '0190f5c2-1111-7000-8000-000000000001';
 const OTHER_INTENT = '0190f5c2-1111-7000-8000-000000000002';
@@ -92,24 +99,24 @@ async function mintToken(key: TestKey, overrides: Record<string, unknown> = {}):
 }
 
 /** (Re)signs a receipt's seal over its current fields. */
-async function seal(receipt: Receipt, key: TestKey, typ = SEAL_TYP, kid = key.kid): Promise<Receipt> {
+async function seal(receipt: ReceiptV1, key: TestKey, typ = SEAL_TYP, kid = key.kid): Promise<ReceiptV1> {
   const { signature: _old, ...fields } = receipt.seal;
   return { ...receipt, seal: { ...fields, signature: await signText(key, jcs(fields), typ, kid) } };
 }
 
-async function buildReceipt(spec: ReceiptSpec = {}): Promise<Receipt> {
+async function buildReceipt(spec: ReceiptSpec = {}): Promise<ReceiptV1> {
   const sealKey = spec.sealKey ?? keys.EdDSA;
   const entries = spec.entries ?? chain.filter((entry) => entry.intentId === INTENT);
   const headIndex = spec.headIndex ?? CHAIN_LENGTH - 1;
   const head = chain[headIndex] ?? chain[chain.length - 1];
   const token = spec.token === 'none' ? null : await mintToken(spec.tokenKey ?? sealKey, spec.tokenClaims);
-  const unsealed: Receipt = {
+  const unsealed: ReceiptV1 = {
     receiptVersion: 1,
     intentId: INTENT,
     tenantId: TENANT,
     decision: spec.decision ?? 'APPROVED',
     token,
-    entries: entries as unknown as Receipt['entries'],
+    entries: entries as unknown as ReceiptV1['entries'],
     seal: {
       tenantId: TENANT,
       intentId: INTENT,
@@ -359,7 +366,7 @@ describe('verifyReceipt: tampering', () => {
       tampered.entries[position] = rehash({
         ...original,
         payload: { nonce: 'forged' },
-      }) as unknown as Receipt['entries'][0];
+      }) as unknown as ReceiptV1['entries'][0];
       return tampered;
     };
     // Entry 9 is the intent's last entry: only the seal's entryHashes catch the new hash.
@@ -389,7 +396,7 @@ describe('verifyReceipt: tampering', () => {
 
   it('fails when any seal field changes', async () => {
     const receipt = await buildReceipt();
-    const cases: Array<[Partial<Receipt['seal']>, ReceiptVerificationReason]> = [
+    const cases: Array<[Partial<ReceiptV1['seal']>, ReceiptVerificationReason]> = [
       [{ tenantId: 'globex' }, 'SEAL_MISMATCH'],
       [{ intentId: OTHER_INTENT }, 'SEAL_MISMATCH'],
       [
@@ -562,4 +569,216 @@ describe('property: a one-character mutation of a receipt never verifies', () =>
       );
     });
   }
+});
+
+describe('verifyReceipt: version 2 (checkpoint and inclusion proofs, contract §15)', () => {
+  const ORIGIN = `authority.example.com/audit/${TENANT}`;
+  const logSigner = ed25519NoteSigner({ name: ORIGIN, seed: new Uint8Array(randomBytes(32)) });
+  const forgedLog = ed25519NoteSigner({ name: ORIGIN, seed: new Uint8Array(randomBytes(32)) });
+  const otherTenantLog = ed25519NoteSigner({
+    name: 'authority.example.com/audit/globex',
+    seed: new Uint8Array(randomBytes(32)),
+  });
+  const toBytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
+  const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+  /** Verifies against the pinned JWKS and `logKey`; `null` verifies without a log key. */
+  const verify2 = (receipt: unknown, logKey: string | null = logSigner.verifierKey) =>
+    verifyReceipt(receipt, logKey === null ? { jwks: pinned } : { jwks: pinned, logKey });
+
+  /** The note of the reference tree over `leaves` (entry hashes) at `size`, signed by `signer`. */
+  function note(leaves: readonly string[], size: number, signer = logSigner): string {
+    const rootHash = new ReferenceTree(leaves.map(toBytes)).mth(0, size);
+    return signNote(formatCheckpoint({ origin: signer.name, size, rootHash }), [signer]);
+  }
+
+  /** Version 1 made version 2: the checkpoint of its head and each entry's proof, from the reference tree. */
+  async function buildReceipt2(spec: ReceiptSpec = {}): Promise<Receipt> {
+    const v1 = await buildReceipt(spec);
+    const leaves = chain.map((entry) => entry.entryHash);
+    const size = v1.seal.headIndex + 1;
+    const tree = new ReferenceTree(leaves.map(toBytes));
+    return {
+      ...v1,
+      receiptVersion: 2,
+      checkpoint: note(leaves, size),
+      inclusion: v1.entries.map((entry) => ({
+        index: entry.index,
+        proof: tree.path(entry.index, size).map(toHex),
+      })),
+    };
+  }
+
+  it('verifies against the pinned log key, as text (with its newline) or parsed, for each algorithm', async () => {
+    for (const alg of ALGS) {
+      const receipt = await buildReceipt2({ sealKey: keys[alg] });
+      const result = await verify2(receipt);
+      assertValid(result);
+      assert.equal(result.valid && result.receipt.receiptVersion, 2);
+      assertValid(await verify2(JSON.stringify(receipt), `${logSigner.verifierKey}\n`));
+      assertValid(
+        await verifyReceipt(receipt, { jwks: pinned, logKey: parseVerifierKey(logSigner.verifierKey) }),
+      );
+    }
+  });
+
+  it('verifies a DENIED receipt, a receipt sealed at its last entry, and one whose note carries a witness cosignature', async () => {
+    assertValid(await verify2(await buildReceipt2({ decision: 'DENIED', token: 'none' })));
+    assertValid(await verify2(await buildReceipt2({ headIndex: 9 })));
+    const receipt = await buildReceipt2();
+    const witness = cosigner({ name: 'witness.example', seed: new Uint8Array(randomBytes(32)) }, Date.now);
+    assertValid(
+      await verify2({
+        ...receipt,
+        checkpoint: signNote(`${receipt.checkpoint.split('\n\n')[0]}\n`, [logSigner, witness]),
+      }),
+    );
+  });
+
+  it('fails with LOG_KEY_MISSING without a log key, before any other check, and never skips', async () => {
+    const receipt = await buildReceipt2();
+    const result = await verify2(receipt, null);
+    assertInvalid(result, 'LOG_KEY_MISSING');
+    assert.match(result.valid ? '' : result.detail, /log key/);
+    assertInvalid(await verify2({ ...receipt, tenantId: 'globex' }, null), 'LOG_KEY_MISSING');
+  });
+
+  it('still verifies a version-1 receipt, with or without a log key', async () => {
+    const receipt = await buildReceipt();
+    assertValid(await verify2(receipt));
+    assertValid(await verify2(receipt, null));
+  });
+
+  it('throws a TypeError for a log key that is not an Ed25519 note verifier key', async () => {
+    const receipt = await buildReceipt2();
+    const witness = cosigner({ name: 'witness.example', seed: new Uint8Array(randomBytes(32)) }, Date.now);
+    for (const logKey of ['', 'not a key', witness.verifierKey, `${ORIGIN}+00000000+AQ==`]) {
+      await assert.rejects(verify2(receipt, logKey), TypeError, logKey);
+    }
+    await assert.rejects(
+      verifyReceipt(receipt, { jwks: pinned, logKey: { name: ORIGIN } as unknown as string }),
+      TypeError,
+    );
+  });
+
+  it('rejects malformed version-2 members as RECEIPT_MALFORMED', async () => {
+    const receipt = await buildReceipt2();
+    const { checkpoint: _c, ...withoutCheckpoint } = receipt;
+    const { inclusion: _i, ...withoutInclusion } = receipt;
+    const [first, ...others] = receipt.inclusion;
+    const firstProof = first?.proof ?? [];
+    const cases: unknown[] = [
+      withoutCheckpoint,
+      withoutInclusion,
+      { ...receipt, checkpoint: '' },
+      { ...receipt, checkpoint: 42 },
+      { ...receipt, inclusion: {} },
+      { ...receipt, inclusion: others },
+      { ...receipt, inclusion: [...receipt.inclusion, first] },
+      { ...receipt, inclusion: [{ ...first, index: (first?.index ?? 0) + 1 }, ...others] },
+      { ...receipt, inclusion: [...others, first] },
+      { ...receipt, inclusion: [{ ...first, extra: true }, ...others] },
+      { ...receipt, inclusion: [{ index: first?.index }, ...others] },
+      { ...receipt, inclusion: [{ ...first, proof: [firstProof[0]?.toUpperCase()] }, ...others] },
+      { ...receipt, inclusion: [{ ...first, proof: ['ab'] }, ...others] },
+      { ...receipt, inclusion: [null, ...others] },
+      { ...receipt, receiptVersion: 3 },
+      { ...(await buildReceipt()), inclusion: receipt.inclusion },
+      { ...(await buildReceipt()), checkpoint: receipt.checkpoint },
+      { ...receipt, receiptVersion: 1 },
+    ];
+    for (const value of cases) assertInvalid(await verify2(value), 'RECEIPT_MALFORMED');
+  });
+
+  it('fails with CHECKPOINT_INVALID for a note not signed by the pinned log key, of another tenant, or for another size', async () => {
+    const receipt = await buildReceipt2({ headIndex: 9 });
+    const leaves = chain.map((entry) => entry.entryHash);
+    const size = receipt.seal.headIndex + 1;
+    // A forger signs the true tree under the real origin: only the pinned key tells them apart.
+    assertInvalid(
+      await verify2({ ...receipt, checkpoint: note(leaves, size, forgedLog) }),
+      'CHECKPOINT_INVALID',
+    );
+    // Another tenant's log, verified with that tenant's own key: valid note, wrong log.
+    assertInvalid(
+      await verify2(
+        { ...receipt, checkpoint: note(leaves, size, otherTenantLog) },
+        otherTenantLog.verifierKey,
+      ),
+      'CHECKPOINT_INVALID',
+    );
+    // The pinned key, but a note of another log: the origin is not the key's name.
+    assertInvalid(
+      await verify2({ ...receipt, checkpoint: note(leaves, size, otherTenantLog) }),
+      'CHECKPOINT_INVALID',
+    );
+    for (const other of [size - 1, size + 1]) {
+      assertInvalid(await verify2({ ...receipt, checkpoint: note(leaves, other) }), 'CHECKPOINT_INVALID');
+    }
+    assertInvalid(await verify2({ ...receipt, checkpoint: 'not a note' }), 'CHECKPOINT_INVALID');
+  });
+
+  it('fails with INCLUSION_PROOF_INVALID for a re-signed checkpoint of a rewritten or truncated history', async () => {
+    const receipt = await buildReceipt2();
+    const size = receipt.seal.headIndex + 1;
+    // The log rewrote entry 5 (not one of the receipt's) and signed the new tree with its real key.
+    const rewritten = chain.map((entry) => entry.entryHash);
+    rewritten[5] = flipHex(rewritten[5] ?? ZEROS);
+    assertInvalid(
+      await verify2({ ...receipt, checkpoint: note(rewritten, size) }),
+      'INCLUSION_PROOF_INVALID',
+    );
+    // A tree whose last entry was dropped and replaced: same size, another history.
+    const replaced = chain.map((entry) => entry.entryHash);
+    replaced[size - 1] = flipHex(replaced[size - 1] ?? ZEROS);
+    assertInvalid(await verify2({ ...receipt, checkpoint: note(replaced, size) }), 'INCLUSION_PROOF_INVALID');
+  });
+
+  it('fails with INCLUSION_PROOF_INVALID for a proof of another index, or a changed, missing or extra element', async () => {
+    const receipt = await buildReceipt2();
+    const size = receipt.seal.headIndex + 1;
+    const tree = new ReferenceTree(chain.map((entry) => toBytes(entry.entryHash)));
+    const [first, second, ...rest] = receipt.inclusion;
+    if (!first || !second) throw new Error('the test intent has several entries');
+    const withFirst = (proof: string[]) => ({
+      ...receipt,
+      inclusion: [{ ...first, proof }, second, ...rest],
+    });
+    const otherIndex = tree.path(first.index + 1, size).map(toHex);
+    const cases = [
+      withFirst(otherIndex),
+      withFirst(second.proof),
+      withFirst(first.proof.slice(0, -1)),
+      withFirst([...first.proof, first.proof[0] ?? ZEROS]),
+      withFirst([]),
+      ...first.proof.map((_, position) =>
+        withFirst(first.proof.map((hash, at) => (at === position ? flipHex(hash) : hash))),
+      ),
+    ];
+    for (const value of cases) assertInvalid(await verify2(value), 'INCLUSION_PROOF_INVALID');
+  });
+
+  it('checks the seal before the checkpoint, and the token after the proofs', async () => {
+    const receipt = await buildReceipt2();
+    const broken = { ...receipt, checkpoint: 'not a note' };
+    assertInvalid(
+      await verify2({ ...broken, seal: { ...broken.seal, signature: flipChar(broken.seal.signature, 10) } }),
+      'SEAL_SIGNATURE_INVALID',
+    );
+    const forgedToken = {
+      ...receipt,
+      token: await mintToken(forger),
+      inclusion: receipt.inclusion.map((item) => ({ ...item, proof: [] })),
+    };
+    assertInvalid(await verify2(forgedToken), 'INCLUSION_PROOF_INVALID');
+  });
+
+  it('never verifies when any one character of the checkpoint changes', async () => {
+    const receipt = await buildReceipt2();
+    for (let position = 0; position < receipt.checkpoint.length; position += 1) {
+      const checkpoint = flipChar(receipt.checkpoint, position);
+      if (checkpoint === receipt.checkpoint) continue;
+      const result = await verify2({ ...receipt, checkpoint });
+      assert.equal(result.valid, false, `position ${position} of the checkpoint`);
+    }
+  });
 });

@@ -199,9 +199,7 @@ export const ReceiptSeal = Type.Object({
 });
 export type ReceiptSeal = Static<typeof ReceiptSeal>;
 
-/** `GET /intent/:id/receipt`: verifiable offline with `verifyReceipt`. */
-export const Receipt = Type.Object({
-  receiptVersion: Type.Literal(1),
+const receiptMembers = {
   intentId: Type.String(),
   tenantId: Type.String(),
   decision: Type.String({ description: 'The intent decision, e.g. APPROVED or DENIED' }),
@@ -212,5 +210,33 @@ export const Receipt = Type.Object({
     { keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) },
     { description: 'Informational copy of the tenant JWKS: never trusted on its own' },
   ),
+};
+
+/** A receipt of version 1 (contract §6): the seal only. Verifiers still accept it. */
+export const ReceiptV1 = Type.Object({ receiptVersion: Type.Literal(1), ...receiptMembers });
+export type ReceiptV1 = Static<typeof ReceiptV1>;
+
+/** The audit path of one of the receipt's entries in the tree of the receipt's checkpoint. */
+export const ReceiptInclusion = Type.Object({
+  index: ChainIndex,
+  proof: Type.Array(Hash, { description: "RFC 9162 audit path, from the leaf's sibling up" }),
+});
+export type ReceiptInclusion = Static<typeof ReceiptInclusion>;
+
+/**
+ * `GET /intent/:id/receipt` (contract §15): version 1 plus the log's checkpoint for the tree of
+ * `seal.headIndex + 1` entries and each entry's inclusion proof in that tree, so that a verifier
+ * holding only the tenant's log key proves that the entries are in the log. Verify it offline with
+ * `verifyReceipt(receipt, {jwks, logKey})`.
+ */
+export const Receipt = Type.Object({
+  receiptVersion: Type.Literal(2),
+  ...receiptMembers,
+  checkpoint: Type.String({
+    description: 'The signed checkpoint note (C2SP tlog-checkpoint) for tree size seal.headIndex + 1',
+  }),
+  inclusion: Type.Array(ReceiptInclusion, {
+    description: "One per entry, in the entries' order: its index and its inclusion proof",
+  }),
 });
 export type Receipt = Static<typeof Receipt>;

@@ -154,7 +154,7 @@ export function createServices(deps: ServiceDeps) {
     signingKeys,
     secrets,
     audit,
-    intentEvidence: createIntentEvidence({ storage, clock, audit, signingKeys, secrets }),
+    intentEvidence: createIntentEvidence({ storage, clock, audit, signingKeys, secrets, transparency }),
     checkpointer: createCheckpointer({
       storage,
       clock,

@@ -49,7 +49,7 @@ export interface ReceiptSeal {
 }
 
 export interface Receipt {
-  receiptVersion: 1;
+  receiptVersion: 2;
   intentId: string;
   tenantId: string;
   decision: string;
@@ -57,9 +57,15 @@ export interface Receipt {
   entries: AuditEntry[];
   seal: ReceiptSeal;
   jwks: { keys: Record<string, unknown>[] };
+  checkpoint: string;
+  inclusion: { index: number; proof: string[] }[];
 }
 
-/** A receipt whose seal binds the intent's entries to a signed statement of the chain head. */
+/**
+ * A receipt (contract §15, version 2) whose seal binds the intent's entries to a signed statement
+ * of the chain head, and whose checkpoint and inclusion proofs put those entries in the tenant's
+ * transparency log at the tree of `head.index + 1` entries.
+ */
 export async function buildReceipt(input: {
   tenantId: string;
   intentId: string;
@@ -69,6 +75,10 @@ export async function buildReceipt(input: {
   head: { index: number; hash: string };
   signer: JwsSigner;
   jwks: { keys: Record<string, unknown>[] };
+  /** The checkpoint note for the tree of `head.index + 1` entries. */
+  checkpoint: string;
+  /** The inclusion proof of each entry in that tree, in the entries' order. */
+  inclusion: { index: number; proof: string[] }[];
   nowMs: number;
 }): Promise<Receipt> {
   const sealFields = {
@@ -81,7 +91,7 @@ export async function buildReceipt(input: {
   };
   const signature = await signCompact(input.signer, canonicalJson(sealFields), 'authority-receipt-seal+jws');
   return {
-    receiptVersion: 1,
+    receiptVersion: 2,
     intentId: input.intentId,
     tenantId: input.tenantId,
     decision: input.decision,
@@ -89,5 +99,7 @@ export async function buildReceipt(input: {
     entries: input.entries,
     seal: { ...sealFields, signature },
     jwks: input.jwks,
+    checkpoint: input.checkpoint,
+    inclusion: input.inclusion,
   };
 }

@@ -240,8 +240,14 @@ receipt
     '--jwks <sources...>',
     "JWK set files or URLs to trust (a tenant's jwks.json URL brings its archive)",
   )
-  .action(async (file: string, options: { jwks: string[] }) => {
-    await withVerdict(process.stdout, () => receiptVerify(file, options.jwks, process.stdout));
+  .option(
+    '--log-key <key|file|url>',
+    "the tenant's log verifier key (GET /.well-known/authority/:tenantId/log-key), a file holding it or its URL; required for version-2 receipts",
+  )
+  .action(async (file: string, options: { jwks: string[]; logKey?: string }) => {
+    await withVerdict(process.stdout, () =>
+      receiptVerify(file, options.jwks, options.logKey, process.stdout),
+    );
   });
 
 const chain = program.command('chain').description('offline audit chain tools');

@@ -1,6 +1,13 @@
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { type JWK, verifyChainExport, verifyReceipt } from '@authority-runtime/sdk';
+import {
+  ed25519NoteVerifier,
+  type JWK,
+  parseVerifierKey,
+  type VerifierKey,
+  verifyChainExport,
+  verifyReceipt,
+} from '@authority-runtime/sdk';
 import { SingleBar } from 'cli-progress';
 
 /** Exit codes of the verify commands: 0 valid, 1 invalid, 2 the input could not be read. */
@@ -68,9 +75,39 @@ export async function loadPinnedKeys(sources: readonly string[]): Promise<{ keys
   return { keys };
 }
 
+/**
+ * The pinned log key of `--log-key`: the verifier key text itself, a file holding it, or the URL
+ * serving it (`GET /.well-known/authority/:tenantId/log-key`). A key that is not an Ed25519 note
+ * verifier key cannot be read (exit 2).
+ */
+export async function loadLogKey(source: string): Promise<VerifierKey> {
+  let text: string;
+  if (/^https?:\/\//.test(source)) {
+    const response = await fetch(source, { redirect: 'error' });
+    if (!response.ok) throw new VerifyInputError(`${source} answered ${response.status}`);
+    text = await response.text();
+  } else if (existsSync(source)) {
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch (error) {
+      throw new VerifyInputError(`cannot read ${source}: ${(error as Error).message}`);
+    }
+  } else {
+    text = source;
+  }
+  try {
+    const key = parseVerifierKey(text.trim());
+    ed25519NoteVerifier(key);
+    return key;
+  } catch (error) {
+    throw new VerifyInputError(`--log-key ${source} is not a log verifier key: ${(error as Error).message}`);
+  }
+}
+
 export async function receiptVerify(
   file: string,
   jwksSources: readonly string[],
+  logKeySource: string | undefined,
   out: NodeJS.WritableStream,
 ): Promise<number> {
   let receipt: unknown;
@@ -79,11 +116,18 @@ export async function receiptVerify(
   } catch (error) {
     throw new VerifyInputError(`cannot read receipt ${file}: ${(error as Error).message}`);
   }
-  const result = await verifyReceipt(receipt, { jwks: await loadPinnedKeys(jwksSources) });
+  const jwks = await loadPinnedKeys(jwksSources);
+  const logKey = logKeySource === undefined ? undefined : await loadLogKey(logKeySource);
+  const result = await verifyReceipt(receipt, logKey === undefined ? { jwks } : { jwks, logKey });
   if (result.valid) {
+    const { receipt: valid } = result;
+    const inLog =
+      valid.receiptVersion === 2
+        ? `, in the log of ${logKey?.name} at tree size ${valid.seal.headIndex + 1}`
+        : '';
     out.write(
-      `VALID receipt for intent ${result.receipt.intentId} (tenant ${result.receipt.tenantId}, decision ${result.receipt.decision}, ` +
-        `${result.receipt.entries.length} entries sealed at head index ${result.receipt.seal.headIndex})\n`,
+      `VALID receipt for intent ${valid.intentId} (tenant ${valid.tenantId}, decision ${valid.decision}, ` +
+        `${valid.entries.length} entries sealed at head index ${valid.seal.headIndex}${inLog})\n`,
     );
     return 0;
   }

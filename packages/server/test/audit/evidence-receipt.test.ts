@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import {
+  hashFromHex,
+  leafHash,
+  verifyCheckpoint,
+  verifyInclusionProof,
+  verifyReceipt,
+} from '@authority-runtime/sdk';
 import { canonicalJson, sha256Hex } from '../../src/crypto/canonical-json.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { recordIntent } from '../helpers/intents.js';
@@ -74,7 +81,7 @@ for (const engine of ENGINES) {
       assert.equal(await t.services.secrets.byId('other', first.secretId), undefined);
     });
 
-    it('serves a receipt whose seal binds the entries to the chain head', async () => {
+    it('serves a version-2 receipt whose seal binds the entries to the chain head, and whose checkpoint and proofs put them in the log', async () => {
       const { intentId, token } = await recordIntent(t.storage, t.services, t.clock(), {
         tenantId: 'acme',
         decision: 'APPROVED',
@@ -82,7 +89,7 @@ for (const engine of ENGINES) {
       const response = await t.app.inject({ method: 'GET', url: `/v1/intent/${intentId}/receipt`, headers });
       assert.equal(response.statusCode, 200, response.body);
       const receipt = response.json();
-      assert.equal(receipt.receiptVersion, 1);
+      assert.equal(receipt.receiptVersion, 2);
       assert.equal(receipt.token, token);
       assert.equal(receipt.decision, 'APPROVED');
       assert.deepEqual(
@@ -105,6 +112,38 @@ for (const engine of ENGINES) {
         'authority-receipt-seal+jws',
       );
       assert.ok(receipt.jwks.keys.length >= 1);
+
+      const logKey = (await t.app.inject({ url: '/.well-known/authority/acme/log-key' })).body;
+      const checkpoint = verifyCheckpoint(receipt.checkpoint, { logKey });
+      assert.ok(checkpoint.valid, JSON.stringify(checkpoint));
+      assert.equal(checkpoint.checkpoint.size, head.last_index + 1);
+      assert.deepEqual(
+        receipt.inclusion.map((item: { index: number }) => item.index),
+        receipt.entries.map((e: { index: number }) => e.index),
+      );
+      for (const [position, entry] of receipt.entries.entries()) {
+        const proof = await t.app.inject({
+          url: `/v1/audit/acme/proof/inclusion?index=${entry.index}&treeSize=${head.last_index + 1}`,
+          headers,
+        });
+        assert.deepEqual(receipt.inclusion[position].proof, proof.json().proof);
+        const outcome = verifyInclusionProof({
+          index: entry.index,
+          treeSize: checkpoint.checkpoint.size,
+          leafHash: leafHash(entry.entryHash),
+          proof: receipt.inclusion[position].proof.map(hashFromHex),
+          rootHash: checkpoint.checkpoint.rootHash,
+        });
+        assert.ok(outcome.valid, JSON.stringify(outcome));
+      }
+      const jwks = (await t.app.inject({ url: '/.well-known/authority/acme/jwks.json' })).json();
+      const verified = await verifyReceipt(receipt, { jwks, logKey, expectedTenantId: 'acme' });
+      assert.ok(verified.valid, JSON.stringify(verified));
+      // The same intent's receipt, asked again at the same head, carries the same checkpoint.
+      const again = (
+        await t.app.inject({ method: 'GET', url: `/v1/intent/${intentId}/receipt`, headers })
+      ).json();
+      assert.equal(again.checkpoint, receipt.checkpoint);
     });
 
     it('answers 409 for an escalation still pending, and gives denied intents a receipt without token', async () => {

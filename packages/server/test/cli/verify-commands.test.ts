@@ -54,20 +54,37 @@ describe('authority receipt verify and chain verify', () => {
     return response.body;
   }
 
-  it('verifies a receipt against a pinned JWKS file and URL, and rejects tampering and unpinned keys', async () => {
+  it('verifies a version-2 receipt against a pinned JWKS and log key, and rejects tampering and unpinned keys', async () => {
     const { intentId } = await recordIntent(t.storage, t.services, t.clock(), {
       tenantId: 'acme',
       decision: 'APPROVED',
     });
     const receiptText = await get(`/intent/${intentId}/receipt`);
+    assert.equal(JSON.parse(receiptText).receiptVersion, 2);
     const receiptFile = path.join(dir, 'receipt.json');
     writeFileSync(receiptFile, receiptText);
     const jwksFile = path.join(dir, 'jwks.json');
     writeFileSync(jwksFile, await get('/.well-known/authority/acme/jwks.json'));
+    const logKeyUrl = `${base}/.well-known/authority/acme/log-key`;
+    const logKeyText = await get('/.well-known/authority/acme/log-key');
+    const logKeyFile = path.join(dir, 'log-key.txt');
+    writeFileSync(logKeyFile, logKeyText);
 
-    const ok = await cli('receipt', 'verify', receiptFile, '--jwks', jwksFile);
-    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
-    assert.match(ok.stdout, new RegExp(`^VALID receipt for intent ${intentId}`));
+    for (const logKey of [logKeyFile, logKeyUrl, logKeyText.trim()]) {
+      const ok = await cli('receipt', 'verify', receiptFile, '--jwks', jwksFile, '--log-key', logKey);
+      assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+      assert.match(
+        ok.stdout,
+        new RegExp(
+          `^VALID receipt for intent ${intentId} .*in the log of [^ ]+/audit/acme at tree size \\d+\\)`,
+        ),
+      );
+    }
+
+    // Without the log key a version-2 receipt is never half-verified.
+    const noLogKey = await cli('receipt', 'verify', receiptFile, '--jwks', jwksFile);
+    assert.equal(noLogKey.status, 1);
+    assert.match(noLogKey.stdout, /^INVALID receipt: LOG_KEY_MISSING: .*log key/);
 
     const viaUrl = await cli(
       'receipt',
@@ -75,6 +92,8 @@ describe('authority receipt verify and chain verify', () => {
       receiptFile,
       '--jwks',
       `${base}/.well-known/authority/acme/jwks.json`,
+      '--log-key',
+      logKeyUrl,
     );
     assert.equal(viaUrl.status, 0, viaUrl.stdout + viaUrl.stderr);
 
@@ -82,13 +101,55 @@ describe('authority receipt verify and chain verify', () => {
     receipt.entries[1].payload.riskScore = 1;
     const tamperedFile = path.join(dir, 'tampered.json');
     writeFileSync(tamperedFile, JSON.stringify(receipt));
-    const tampered = await cli('receipt', 'verify', tamperedFile, '--jwks', jwksFile);
+    const tampered = await cli(
+      'receipt',
+      'verify',
+      tamperedFile,
+      '--jwks',
+      jwksFile,
+      '--log-key',
+      logKeyFile,
+    );
     assert.equal(tampered.status, 1);
     assert.match(tampered.stdout, /^INVALID receipt: ENTRY_HASH_MISMATCH/);
 
+    // Another tenant's log key: the checkpoint is not signed by it.
+    await t.createTenant('globex');
+    const otherLogKey = await cli(
+      'receipt',
+      'verify',
+      receiptFile,
+      '--jwks',
+      jwksFile,
+      '--log-key',
+      `${base}/.well-known/authority/globex/log-key`,
+    );
+    assert.equal(otherLogKey.status, 1, otherLogKey.stdout);
+    assert.match(otherLogKey.stdout, /^INVALID receipt: CHECKPOINT_INVALID/);
+
+    const badLogKey = await cli(
+      'receipt',
+      'verify',
+      receiptFile,
+      '--jwks',
+      jwksFile,
+      '--log-key',
+      'not-a-key',
+    );
+    assert.equal(badLogKey.status, 2);
+    assert.match(badLogKey.stdout, /^INVALID: --log-key not-a-key is not a log verifier key/);
+
     const strangerFile = path.join(dir, 'stranger.json');
     writeFileSync(strangerFile, JSON.stringify({ keys: [] }));
-    const unpinned = await cli('receipt', 'verify', receiptFile, '--jwks', strangerFile);
+    const unpinned = await cli(
+      'receipt',
+      'verify',
+      receiptFile,
+      '--jwks',
+      strangerFile,
+      '--log-key',
+      logKeyFile,
+    );
     assert.equal(unpinned.status, 1);
 
     const missing = await cli('receipt', 'verify', path.join(dir, 'nope.json'), '--jwks', jwksFile);

@@ -121,7 +121,8 @@ for (const engine of ENGINES) {
       });
       assert.equal(receipt.statusCode, 200, receipt.body);
       assert.equal(receipt.json().decision, 'APPROVED');
-      const checked = await verifyReceipt(receipt.json(), { jwks: staticJwks(jwks) });
+      const logKey = (await t.app.inject({ url: '/.well-known/authority/acme/log-key' })).body;
+      const checked = await verifyReceipt(receipt.json(), { jwks: staticJwks(jwks), logKey });
       assert.equal(checked.valid, true, JSON.stringify(checked));
 
       const second = await token(agent, escalated.intentId);

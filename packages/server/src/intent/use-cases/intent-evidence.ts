@@ -11,6 +11,7 @@ import type { Clock } from '../../foundation/clock.js';
 import type { Storage } from '../../storage/database.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import type { TenantSecrets } from '../../tokens/tenant-secrets.js';
+import type { TransparencyService } from '../../transparency/transparency-service.js';
 import { intentStatus } from '../domain/escalation-views.js';
 import { intentRepository } from '../repositories/intent-repository.js';
 
@@ -21,6 +22,7 @@ export function createIntentEvidence(deps: {
   audit: AuditService;
   signingKeys: SigningKeyService;
   secrets: TenantSecrets;
+  transparency: TransparencyService;
 }) {
   const { storage, clock } = deps;
 
@@ -48,10 +50,18 @@ export function createIntentEvidence(deps: {
       const head = await chainRepository.head(storage.db, tenantId);
       if (!head || entries.length === 0)
         throw new AppError('CONFLICT', 'The intent has no audit entries yet');
-      const [signer, current, archive] = await Promise.all([
+      const treeSize = head.lastIndex + 1;
+      const [signer, current, archive, checkpoint, inclusion] = await Promise.all([
         deps.signingKeys.signer(tenantId),
         deps.signingKeys.jwks(tenantId),
         deps.signingKeys.archive(tenantId),
+        deps.transparency.checkpointAt(tenantId, treeSize),
+        Promise.all(
+          entries.map(async (entry) => {
+            const { proof } = await deps.transparency.inclusionProof(tenantId, entry.index, treeSize);
+            return { index: entry.index, proof };
+          }),
+        ),
       ]);
       return buildReceipt({
         tenantId,
@@ -64,6 +74,8 @@ export function createIntentEvidence(deps: {
         head: { index: head.lastIndex, hash: head.lastHash },
         signer,
         jwks: { keys: [...current.keys, ...archive.keys] },
+        checkpoint,
+        inclusion,
         nowMs: clock(),
       });
     },
