@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hashFromHex, hashToHex, verifyCheckpoint, verifyConsistencyProof } from '@authority-runtime/sdk';
 import { Command } from 'commander';
+import { type LogVerifyOptions, logVerify } from './log-verify.js';
+import { withVerdict } from './verify-commands.js';
 
 /** What the monitor keeps between runs: the last checkpoint it verified. */
 interface MonitorState {
@@ -138,9 +140,28 @@ async function monitor(options: MonitorOptions): Promise<void> {
   }
 }
 
-/** `authority log monitor`: watches a tenant's log for a fork, a shrink or a rewrite (contract §15). */
+/**
+ * `authority log monitor` watches a tenant's log for a fork, a shrink or a rewrite; `authority log
+ * verify` checks checkpoints offline (contract §15).
+ */
 export function logCommand(): Command {
-  const log = new Command('log').description("watch a tenant's transparency log");
+  const log = new Command('log').description("check and watch a tenant's transparency log");
+  log
+    .command('verify <checkpoint>')
+    .description(
+      'verify a checkpoint note offline against the pinned log key and witness keys; with --previous and --proof, that an older checkpoint is a prefix of the same history; exit 0 valid, 1 invalid, 2 unreadable input',
+    )
+    .requiredOption('--log-key <key|file|url>', "the tenant's log verifier key, a file holding it or its URL")
+    .option('--witness <keys...>', 'witness verifier keys (type 0x04), as text or files')
+    .option('--quorum <n>', 'how many of the --witness keys must have cosigned (default: all of them)')
+    .option('--previous <file>', 'an older checkpoint of the same log, e.g. one kept from a receipt')
+    .option(
+      '--proof <file>',
+      'the consistency proof between them: GET /audit/:tenantId/proof/consistency?from=&to=',
+    )
+    .action(async (file: string, options: LogVerifyOptions) => {
+      await withVerdict(process.stdout, () => logVerify(file, options, process.stdout));
+    });
   log
     .command('monitor')
     .description(
