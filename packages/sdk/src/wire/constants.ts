@@ -191,6 +191,7 @@ export const ROLES = [
   'agent',
   'edge',
 ] as const;
+type RoleName = (typeof ROLES)[number];
 
 /** The closed list of permissions (contract §2). */
 export const PERMISSIONS = [
@@ -230,6 +231,62 @@ export const PERMISSIONS = [
   'physical:policy:read',
   'physical:policy:write',
 ] as const;
+type PermissionName = (typeof PERMISSIONS)[number];
+
+const APPROVER: readonly PermissionName[] = [
+  'authority:approve',
+  'physical:approvals:read',
+  'physical:approvals:decide',
+  'intent:read',
+  'audit:read',
+];
+
+/** Roles and their permissions, as data (contract §2). */
+export const ROLE_PERMISSIONS: Readonly<Record<RoleName, readonly PermissionName[]>> = {
+  owner: PERMISSIONS,
+  admin: PERMISSIONS.filter((p) => p !== 'tenant:admin' && p !== 'authority:floor:write'),
+  policy_admin: [
+    'authority:policy:read',
+    'authority:policy:write',
+    'authority:policy:review',
+    'authority:thresholds:write',
+    'physical:policy:read',
+    'physical:policy:write',
+    'audit:read',
+  ],
+  senior_approver: [...APPROVER, 'authority:approve:catastrophic'],
+  approver: APPROVER,
+  auditor: [
+    'intent:read',
+    'audit:read',
+    'audit:verify',
+    'physical:audit:read',
+    'connectors:read',
+    'authority:policy:read',
+    'physical:policy:read',
+  ],
+  agent: [
+    'intent:create',
+    'intent:read',
+    'intent:token:consume',
+    'authority:evaluate',
+    'physical:classify',
+    'physical:token:issue',
+    'physical:snapshots:write',
+    'physical:revocations:read',
+    'physical:approvals:read',
+  ],
+  edge: ['physical:revocations:read', 'physical:audit:report', 'intent:token:consume'],
+};
+
+/** Roles that need a verified second factor in a portal session (contract §2). */
+export const PRIVILEGED_ROLES: readonly RoleName[] = [
+  'owner',
+  'admin',
+  'policy_admin',
+  'senior_approver',
+  'approver',
+];
 
 export const SIGNING_ALGS = ['EdDSA', 'RS256', 'ES256'] as const;
 export type SigningAlg = (typeof SIGNING_ALGS)[number];
