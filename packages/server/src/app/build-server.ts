@@ -75,6 +75,8 @@ function openConnections(app: App): Promise<number> {
 }
 /** How often lapsed escalations are written down as EXPIRED (reads already show them expired). */
 const APPROVAL_SWEEP_MS = 15_000;
+/** How often the counters of past budget windows are deleted (contract §16). */
+const BUDGET_SWEEP_MS = 600_000;
 
 export interface ServerDeps {
   config: Config;
@@ -362,6 +364,18 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       approvalTimer.unref();
     });
     app.addHook('onClose', async () => clearInterval(approvalTimer));
+
+    // Budget counters of past windows are never read again: a sweep keeps the table to two days.
+    let budgetTimer: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      budgetTimer = setInterval(() => {
+        services.budgets
+          .sweepPast()
+          .catch((error: unknown) => app.log.warn({ err: error }, 'budget counter sweep failed'));
+      }, BUDGET_SWEEP_MS);
+      budgetTimer.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(budgetTimer));
 
     // Webhook deliveries: every instance polls; claims keep them from sending one delivery twice.
     app.addHook('onReady', async () => services.webhookWorker.start(config.webhookPollMs));

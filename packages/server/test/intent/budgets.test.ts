@@ -158,6 +158,32 @@ for (const engine of ENGINES) {
       assert.equal((await usage()).usage[0].approved, 1);
     });
 
+    it('sweeps the counters of past windows only, and a swept window does not come back into the usage', async () => {
+      assert.equal((await put(budgetBody(5, 'DENY'))).statusCode, 200);
+      const counters = async () =>
+        (
+          await t.storage.db
+            .selectFrom('budget_counters')
+            .select('window_start')
+            .where('tenant_id', '=', 'acme')
+            .execute()
+        ).map((row) => Number(row.window_start));
+      assert.equal((await submit()).statusCode, 200);
+      const old = await counters();
+      assert.ok(old.length > 0);
+      // The same day: nothing is past yet.
+      assert.equal(await t.services.budgets.sweepPast(), 0);
+      t.clock.advance(2 * 86_400_000);
+      assert.equal((await submit()).statusCode, 200);
+      const beforeSweep = await counters();
+      const swept = await t.services.budgets.sweepPast();
+      assert.equal(swept, old.length);
+      const remaining = await counters();
+      assert.deepEqual(remaining.sort(), beforeSweep.filter((start) => !old.includes(start)).sort());
+      assert.ok(remaining.every((start) => start >= t.clock() - 86_400_000));
+      assert.equal((await usage()).usage[0].approved, 1);
+    });
+
     it('ESCALATE budgets escalate; approving the escalation does not count against the budget', async () => {
       t.clock.advance(3_600_000);
       await put(budgetBody(0, 'ESCALATE'));

@@ -44,6 +44,15 @@ export function windowEnd(window: BudgetWindow, start: number): number {
   return start + WINDOW_MS[window];
 }
 
+/**
+ * Counters of windows starting before this are past for good at `at`: no decision made at `at` or
+ * later reads or takes them. One day earlier than the current day's window, so that an instance
+ * whose clock lags a little never finds its current counter swept.
+ */
+export function pastCountersBefore(at: number): number {
+  return windowStart('day', at) - WINDOW_MS.day;
+}
+
 /** The starts of the three windows holding `at`, for reading an actor's counters. */
 export function windowStarts(at: number): number[] {
   return [...new Set(BUDGET_WINDOWS.map((w) => windowStart(w, at)))];

@@ -112,6 +112,15 @@ export const budgetRepository = {
     return { taken: false, approved: Number(current.approved) };
   },
 
+  /** Deletes the counters of every tenant whose window started before `before`; returns how many. */
+  async deletePast(db: Executor, before: number): Promise<number> {
+    const result = await db
+      .deleteFrom('budget_counters')
+      .where('window_start', '<', before)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
   /** Gives back a unit taken earlier in the same transaction (the decision did not stay APPROVED). */
   async giveBack(
     trx: Executor,

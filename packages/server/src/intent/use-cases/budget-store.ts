@@ -10,6 +10,7 @@ import {
   type BudgetEffect,
   type BudgetWindow,
   counterKey,
+  pastCountersBefore,
   validateBudgets,
   windowEnd,
   windowStart,
@@ -111,6 +112,14 @@ export function createBudgetStore(deps: { storage: Storage; clock: Clock }) {
           };
         });
       return { tenantId, actorId, at: new Date(at).toISOString(), usage };
+    },
+
+    /**
+     * Deletes the counters of past windows, which no decision reads again (the usage route and
+     * simulations read the current windows only). Returns how many it deleted.
+     */
+    async sweepPast(): Promise<number> {
+      return storage.writeTransaction((trx) => budgetRepository.deletePast(trx, pastCountersBefore(clock())));
     },
   };
 }
