@@ -180,6 +180,12 @@ export interface PolicyVersion {
   requiredApprovals?: number;
 }
 
+/** The tenant's review setting (contract §16), as `GET /authority/policy/versions` answers it. */
+export interface ReviewSetting {
+  required: boolean;
+  approvals: number;
+}
+
 export interface PolicyReview {
   principalId: string;
   decision: 'approve' | 'reject';

@@ -2,20 +2,23 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 /**
- * A destructive action in two steps: the first press asks, the second (Confirm) acts; Cancel and
- * Escape go back. Focus moves to Confirm, inside the fieldset whose legend is the question.
+ * A consequential action in two steps: the first press asks, the second (Confirm) acts; Cancel and
+ * Escape go back. Focus moves to Confirm, inside the fieldset whose legend is the question. `kind`
+ * is `danger` (the default) for what weakens a control, `primary` for what strengthens one.
  */
 export function ConfirmButton({
   label,
   question,
   onConfirm,
   disabled,
+  kind = 'danger',
   children,
 }: {
   label: string;
   question: string;
   onConfirm: () => void;
   disabled?: boolean;
+  kind?: 'danger' | 'primary';
   children?: ComponentChildren;
 }) {
   const [asking, setAsking] = useState(false);
@@ -25,7 +28,7 @@ export function ConfirmButton({
   }, [asking]);
   if (!asking) {
     return (
-      <button type="button" class="danger" disabled={disabled} onClick={() => setAsking(true)}>
+      <button type="button" class={kind} disabled={disabled} onClick={() => setAsking(true)}>
         {label}
       </button>
     );
@@ -41,7 +44,7 @@ export function ConfirmButton({
       {children}
       <button
         type="button"
-        class="danger"
+        class={kind}
         ref={confirm}
         onClick={() => {
           setAsking(false);

@@ -15,7 +15,16 @@ function Hint({ id, hint }: { id: string; hint: string | undefined }) {
   ) : null;
 }
 
-/** A labelled text input; `hint` is tied to it with aria-describedby. */
+/** A field's error, next to it: the input points at it with aria-describedby and is aria-invalid. */
+function FieldError({ id, error }: { id: string; error: string | undefined }) {
+  return error ? (
+    <span id={id} class="field-error">
+      {error}
+    </span>
+  ) : null;
+}
+
+/** A labelled text input; `hint` and `error` are tied to it with aria-describedby. */
 export function TextField(
   props: Common & {
     value: string;
@@ -26,10 +35,14 @@ export function TextField(
     pattern?: string;
     maxLength?: number;
     name?: string;
+    /** Why the value is refused (by the form or by the server), shown under the input. */
+    error?: string | undefined;
   },
 ) {
   const id = useId();
   const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const describedBy = [props.hint ? hintId : '', props.error ? errorId : ''].filter(Boolean).join(' ');
   const common = {
     id,
     name: props.name,
@@ -39,7 +52,8 @@ export function TextField(
     inputMode: props.inputMode,
     pattern: props.pattern,
     maxLength: props.maxLength,
-    'aria-describedby': props.hint ? hintId : undefined,
+    'aria-describedby': describedBy || undefined,
+    'aria-invalid': props.error ? true : undefined,
     onInput: (event: Event) => props.onValue((event.currentTarget as HTMLInputElement).value),
   };
   return (
@@ -57,6 +71,7 @@ export function TextField(
         <input type="text" {...common} />
       )}
       <Hint id={hintId} hint={props.hint} />
+      <FieldError id={errorId} error={props.error} />
     </div>
   );
 }

@@ -6,6 +6,13 @@ export function formatTime(value: string | number | null | undefined): string {
   return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
 }
 
+/** A datetime-local value (the browser's local time) as an ISO instant; undefined when empty or not a time. */
+export function isoOf(local: string): string | undefined {
+  if (local === '') return undefined;
+  const date = new Date(local);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
 function span(ms: number): string {
   const seconds = Math.floor(ms / 1000);
   if (seconds < 60) return `${seconds} s`;

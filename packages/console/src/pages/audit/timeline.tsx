@@ -6,16 +6,9 @@ import { Gate } from '../../components/gate.js';
 import { Page } from '../../components/page.js';
 import { PagerButtons, usePager } from '../../components/pager.js';
 import { Problem } from '../../components/problem.js';
-import { formatTime } from '../../components/time.js';
+import { formatTime, isoOf } from '../../components/time.js';
 import { useApi } from '../../components/use-api.js';
 import { useSession } from '../../session/session-context.js';
-
-/** A datetime-local value as the ISO instant the timeline filter takes. */
-function isoOf(local: string): string | undefined {
-  if (local === '') return undefined;
-  const date = new Date(local);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
 
 /** Audit (contract §14 page 3): the tenant's chain as a timeline, with filters and paging. */
 export function AuditTimeline() {

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
-import type { PolicyVersion } from '../../api/types.js';
+import type { PolicyVersion, ReviewSetting } from '../../api/types.js';
 import { Checkbox, Form, TextArea } from '../../components/fields.js';
 import { Gate } from '../../components/gate.js';
 import { Json, Page, Section } from '../../components/page.js';
@@ -11,6 +11,7 @@ import { useSession } from '../../session/session-context.js';
 import { IssueOutline, issuesOf, parseDraft } from './issue-outline.js';
 import { PolicyTabs } from './policy-tabs.js';
 import { ReviewForm, Reviews } from './review.js';
+import { ReviewSettingSection } from './review-setting.js';
 
 /** Pack rules (`<pack>/<rule>`) are kept by a save unless replacePacks; the editor holds the others. */
 const ownRules = (version: PolicyVersion) => version.rules.filter((rule) => !String(rule.id).includes('/'));
@@ -18,13 +19,11 @@ const draftOf = (version: PolicyVersion) => JSON.stringify(ownRules(version), nu
 
 function History({
   versions,
-  review,
   active,
   onLoad,
   onChanged,
 }: {
   versions: PolicyVersion[];
-  review: { required: boolean; approvals: number } | undefined;
   active: PolicyVersion;
   onLoad: (version: PolicyVersion) => void;
   onChanged: () => Promise<void>;
@@ -36,11 +35,6 @@ function History({
   });
   return (
     <Section title="Versions">
-      <p>
-        {review?.required
-          ? `Review is required: a new version is stored as a draft and needs ${review.approvals} approval${review.approvals === 1 ? '' : 's'} by someone other than its author before it can be activated. Rolling back to a version that was active needs none.`
-          : 'Review is not required: any version may be activated.'}
-      </p>
       <Problem error={activate.error} title="Activation refused" />
       <table>
         <thead>
@@ -172,11 +166,7 @@ function PolicyBody() {
   const { can } = useSession();
   const active = useApi(() => api<PolicyVersion>('GET', '/authority/policy'), 'active');
   const versions = useApi(
-    () =>
-      api<{ versions: PolicyVersion[]; review?: { required: boolean; approvals: number } }>(
-        'GET',
-        '/authority/policy/versions',
-      ),
+    () => api<{ versions: PolicyVersion[]; review: ReviewSetting }>('GET', '/authority/policy/versions'),
     'versions',
   );
   const [draft, setDraft] = useState<{ key: number; text: string } | null>(null);
@@ -200,10 +190,10 @@ function PolicyBody() {
           </details>
         </Section>
       ) : null}
+      {versions.data ? <ReviewSettingSection review={versions.data.review} onChanged={reload} /> : null}
       {current && versions.data ? (
         <History
           versions={versions.data.versions}
-          review={versions.data.review}
           active={current}
           onLoad={(version) => setDraft({ key: Date.now(), text: draftOf(version) })}
           onChanged={reload}
@@ -221,7 +211,10 @@ function PolicyBody() {
   );
 }
 
-/** Policies (contract §14 page 4): the active version, its history, a new version, activation and rollback. */
+/**
+ * Policies (contract §14 page 4): the active version, the review setting (§16), the history, a new
+ * version, activation and rollback.
+ */
 export function IntentPolicy() {
   return (
     <Gate anyOf={['authority:policy:read', 'physical:policy:read']} title="Policies">

@@ -5,21 +5,88 @@ import { Checkbox, Form, SelectField, TextArea, TextField } from '../../componen
 import { Gate } from '../../components/gate.js';
 import { Page, Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
-import { formatTime } from '../../components/time.js';
+import { formatTime, isoOf } from '../../components/time.js';
 import { useAction, useApi } from '../../components/use-api.js';
-import { IssueOutline, issuesOf, parseDraft } from './issue-outline.js';
+import { type Issue, IssueOutline, issuesOf, parseDraft } from './issue-outline.js';
 import { PolicyTabs } from './policy-tabs.js';
 
 const DRAFT = 'draft';
 const ownRules = (version: PolicyVersion) => version.rules.filter((rule) => !String(rule.id).includes('/'));
 
-function Outcome({ result }: { result: SimulationResult }) {
+/** The sample's inputs as typed: `from` and `to` are datetime-local values (the browser's time zone). */
+interface SampleInputs {
+  limit: string;
+  from: string;
+  to: string;
+  actorId: string;
+  targetSystem: string;
+}
+type SampleField = keyof SampleInputs;
+/** The `sample` of the request body. */
+type Sample = Record<string, string | number>;
+const SAMPLE_FIELDS: readonly SampleField[] = ['limit', 'from', 'to', 'actorId', 'targetSystem'];
+const NO_SAMPLE: SampleInputs = { limit: '', from: '', to: '', actorId: '', targetSystem: '' };
+
+/**
+ * The `sample` of contract §16 from the inputs, or the message of each input the server would
+ * refuse. Only what the request schema itself refuses is checked here (a limit that is not a whole
+ * number from 1 to 10,000); everything else, such as `from` after `to`, is left to the server, whose
+ * 400 is shown next to the field it names.
+ */
+function sampleOf(
+  inputs: SampleInputs,
+): { sample: Record<string, string | number> } | { errors: Partial<Record<SampleField, string>> } {
+  const sample: Sample = {};
+  const errors: Partial<Record<SampleField, string>> = {};
+  const limit = inputs.limit.trim();
+  if (limit !== '') {
+    const value = Number(limit);
+    if (/^\d+$/.test(limit) && value >= 1 && value <= 10_000) sample.limit = value;
+    else errors.limit = 'A whole number from 1 to 10000.';
+  }
+  for (const field of ['from', 'to'] as const) {
+    if (inputs[field] === '') continue;
+    const iso = isoOf(inputs[field]);
+    if (iso === undefined) errors[field] = 'Not a date and time.';
+    else sample[field] = iso;
+  }
+  for (const field of ['actorId', 'targetSystem'] as const) {
+    const value = inputs[field].trim();
+    if (value !== '') sample[field] = value;
+  }
+  return Object.keys(errors).length > 0 ? { errors } : { sample };
+}
+
+/** The server's issues about the sample (`/sample/<field>`), by field. */
+function sampleIssuesOf(issues: readonly Issue[]): Partial<Record<SampleField, string>> {
+  const byField: Partial<Record<SampleField, string>> = {};
+  for (const issue of issues) {
+    const field = /^\/sample\/([A-Za-z]+)/.exec(issue.path)?.[1];
+    const known = SAMPLE_FIELDS.find((name) => name === field);
+    if (known) byField[known] = [byField[known], issue.message].filter(Boolean).join('; ');
+  }
+  return byField;
+}
+
+/** The sample a result was computed on, in words. */
+function describeSample(sample: Sample): string {
+  const filters = [
+    sample.actorId === undefined ? '' : `actor ${sample.actorId}`,
+    sample.targetSystem === undefined ? '' : `target system ${sample.targetSystem}`,
+    sample.from === undefined ? '' : `created from ${formatTime(sample.from)}`,
+    sample.to === undefined ? '' : `created before ${formatTime(sample.to)}`,
+  ].filter(Boolean);
+  return `Sample: up to the ${sample.limit ?? 1000} most recent intents${filters.length > 0 ? ` (${filters.join(', ')})` : ''}.`;
+}
+
+function Outcome({ result, sample }: { result: SimulationResult; sample: Sample }) {
   const transitions = Object.entries(result.transitions);
   return (
     <Section title="Simulation result">
       <p role="status">
         {result.evaluated} intents replayed, {result.changed} would change ({result.durationMs} ms).
       </p>
+      <p class="muted">{describeSample(sample)}</p>
       {transitions.length > 0 ? (
         <ul aria-label="Transitions">
           {transitions.map(([pair, count]) => (
@@ -66,19 +133,43 @@ function SimulationForm({ active, versions }: { active: PolicyVersion; versions:
   const [source, setSource] = useState(DRAFT);
   const [text, setText] = useState(JSON.stringify(ownRules(active), null, 2));
   const [replacePacks, setReplacePacks] = useState(false);
-  const [limit, setLimit] = useState('');
-  const [result, setResult] = useState<SimulationResult | null>(null);
+  const [inputs, setInputs] = useState<SampleInputs>(NO_SAMPLE);
+  const [invalid, setInvalid] = useState<Partial<Record<SampleField, string>>>({});
+  const [outcome, setOutcome] = useState<{ result: SimulationResult; sample: Sample } | null>(null);
   const draft = parseDraft(text);
   const usesDraft = source === DRAFT;
-  const run = useAction(async () => {
-    setResult(null);
-    const sample = limit.trim() === '' ? {} : { sample: { limit: Number(limit) } };
+  const run = useAction(async (sample: Sample) => {
+    setOutcome(null);
+    const sampled = Object.keys(sample).length === 0 ? {} : { sample };
     const body = usesDraft
-      ? { rules: draft.value, replacePacks, ...sample }
-      : { version: Number(source), ...sample };
-    setResult(await api<SimulationResult>('POST', '/authority/policy/simulate', { body }));
+      ? { rules: draft.value, replacePacks, ...sampled }
+      : { version: Number(source), ...sampled };
+    setOutcome({
+      result: await api<SimulationResult>('POST', '/authority/policy/simulate', { body }),
+      sample,
+    });
   });
+  const submit = () => {
+    const checked = sampleOf(inputs);
+    if ('errors' in checked) {
+      setInvalid(checked.errors);
+      return;
+    }
+    setInvalid({});
+    void run.run(checked.sample);
+  };
   const issues = issuesOf(run.error);
+  const refusedSample = sampleIssuesOf(issues);
+  const otherIssues = issues.filter((issue) => !issue.path.startsWith('/sample/'));
+  const errorOf = (field: SampleField) => invalid[field] ?? refusedSample[field];
+  const input = (field: SampleField) => ({
+    value: inputs[field],
+    onValue: (value: string) => {
+      setInputs((current) => ({ ...current, [field]: value }));
+      setInvalid((current) => ({ ...current, [field]: undefined }));
+    },
+    error: errorOf(field),
+  });
   const items = Array.isArray(draft.value) ? draft.value : [];
   const options = [
     { value: DRAFT, label: 'The draft below' },
@@ -89,7 +180,7 @@ function SimulationForm({ active, versions }: { active: PolicyVersion; versions:
   ];
   return (
     <>
-      <Form label="Simulate a policy" onSubmit={() => void run.run()}>
+      <Form label="Simulate a policy" onSubmit={submit}>
         <SelectField label="Policy to simulate" value={source} onValue={setSource} options={options} />
         {usesDraft ? (
           <>
@@ -113,23 +204,52 @@ function SimulationForm({ active, versions }: { active: PolicyVersion; versions:
             />
           </>
         ) : null}
-        <TextField
-          label="Sample limit"
-          inputMode="numeric"
-          value={limit}
-          onValue={setLimit}
-          hint="The most recent intents to replay: 1 to 10000, default 1000"
-        />
+        <fieldset class="sample">
+          <legend>Intents to replay</legend>
+          <div class="filters">
+            <TextField
+              label="Sample limit"
+              inputMode="numeric"
+              {...input('limit')}
+              hint="The most recent matching intents: 1 to 10000, default 1000"
+            />
+            <TextField
+              label="From"
+              type="datetime-local"
+              {...input('from')}
+              hint="Created at or after (your local time)"
+            />
+            <TextField
+              label="To"
+              type="datetime-local"
+              {...input('to')}
+              hint="Created before (your local time)"
+            />
+            <TextField label="Actor id" maxLength={200} {...input('actorId')} hint="Exactly this actor" />
+            <TextField
+              label="Target system"
+              maxLength={200}
+              {...input('targetSystem')}
+              hint="Exactly this target system"
+            />
+          </div>
+        </fieldset>
         <button type="submit" class="primary" disabled={run.busy || (usesDraft && draft.error !== null)}>
           Run simulation
         </button>
       </Form>
-      {usesDraft && issues.length > 0 ? (
-        <IssueOutline id="simulation-issues" items={items} issues={issues} collection="rules" noun="Rule" />
+      {usesDraft && otherIssues.length > 0 ? (
+        <IssueOutline
+          id="simulation-issues"
+          items={items}
+          issues={otherIssues}
+          collection="rules"
+          noun="Rule"
+        />
       ) : (
         <Problem error={run.error} title="Simulation refused" />
       )}
-      {result ? <Outcome result={result} /> : null}
+      {outcome ? <Outcome result={outcome.result} sample={outcome.sample} /> : null}
     </>
   );
 }
