@@ -91,24 +91,24 @@ function History({
 function Editor({
   initial,
   packs,
+  saved,
   onSaved,
 }: {
   initial: string;
   packs: string[];
-  onSaved: () => Promise<void>;
+  /** The last version saved here; kept by the page, since a save that activates remounts the editor. */
+  saved: PolicyVersion | null;
+  onSaved: (version: PolicyVersion) => Promise<void>;
 }) {
   const [text, setText] = useState(initial);
   const [activate, setActivate] = useState(false);
   const [replacePacks, setReplacePacks] = useState(false);
-  const [saved, setSaved] = useState<PolicyVersion | null>(null);
   const draft = parseDraft(text);
   const save = useAction(async () => {
-    setSaved(null);
     const version = await api<PolicyVersion>('POST', '/authority/policy', {
       body: { rules: draft.value, activate, replacePacks },
     });
-    setSaved(version);
-    await onSaved();
+    await onSaved(version);
   });
   const issues = issuesOf(save.error);
   const items = Array.isArray(draft.value) ? draft.value : [];
@@ -147,7 +147,7 @@ function Editor({
       ) : (
         <Problem error={save.error} />
       )}
-      {saved ? (
+      {saved && !save.busy && !save.error ? (
         <p class="success" role="status">
           Saved v{saved.version}
           {saved.active
@@ -170,6 +170,7 @@ function PolicyBody() {
     'versions',
   );
   const [draft, setDraft] = useState<{ key: number; text: string } | null>(null);
+  const [saved, setSaved] = useState<PolicyVersion | null>(null);
   const reload = async () => {
     await Promise.all([active.reload(), versions.reload()]);
   };
@@ -195,7 +196,10 @@ function PolicyBody() {
         <History
           versions={versions.data.versions}
           active={current}
-          onLoad={(version) => setDraft({ key: Date.now(), text: draftOf(version) })}
+          onLoad={(version) => {
+            setSaved(null);
+            setDraft({ key: Date.now(), text: draftOf(version) });
+          }}
           onChanged={reload}
         />
       ) : null}
@@ -204,7 +208,11 @@ function PolicyBody() {
           key={draft?.key ?? current.version}
           initial={editorText}
           packs={current.packs}
-          onSaved={reload}
+          saved={saved}
+          onSaved={async (version) => {
+            setSaved(version);
+            await reload();
+          }}
         />
       ) : null}
     </>

@@ -84,7 +84,8 @@ function Outcome({ result, sample }: { result: SimulationResult; sample: Sample 
   return (
     <Section title="Simulation result">
       <p role="status">
-        {result.evaluated} intents replayed, {result.changed} would change ({result.durationMs} ms).
+        {result.evaluated} intent{result.evaluated === 1 ? '' : 's'} replayed, {result.changed} would change (
+        {result.durationMs} ms).
       </p>
       <p class="muted">{describeSample(sample)}</p>
       {transitions.length > 0 ? (
