@@ -134,11 +134,14 @@ describe('policy simulation and review in the console', () => {
       }
     ).review;
 
-  it('stores a draft under review, refuses its activation, and activates it once another user approves', async () => {
+  it('lets the owner require review: a save is a draft, refused activation until another user approves', async () => {
     await page.getByRole('link', { name: 'Intent policy' }).click();
     await page.getByRole('heading', { name: 'Active: v1' }).waitFor();
     const review = page.getByRole('region', { name: 'Review of new versions' });
     await review.getByText('Review is not required').waitFor();
+    await page.getByLabel('Rules (JSON array)').fill(JSON.stringify(ALLOW_ALL));
+    await page.getByRole('button', { name: 'Save version' }).click();
+    await page.getByText('Saved v2 (not active').waitFor();
     const save = review.getByRole('button', { name: 'Save review setting' });
     assert.ok(await save.isDisabled(), 'nothing to save before a change');
     await review.getByLabel('Require review of new versions').check();
@@ -157,11 +160,11 @@ describe('policy simulation and review in the console', () => {
 
     await page.getByLabel('Rules (JSON array)').fill(JSON.stringify(ALLOW_ALL));
     await page.getByRole('button', { name: 'Save version' }).click();
-    await page.getByText('Saved v2 as a draft').waitFor();
-    const row = page.getByRole('row').filter({ hasText: 'v2' }).first();
+    await page.getByText('Saved v3 as a draft').waitFor();
+    const row = page.getByRole('row').filter({ hasText: 'v3' }).first();
     assert.match((await row.textContent()) ?? '', /draft/);
-    assert.equal(await row.getByRole('button', { name: 'Approve v2' }).count(), 0, 'not for its author');
-    await row.getByRole('button', { name: 'Activate v2' }).click();
+    assert.equal(await row.getByRole('button', { name: 'Approve v3' }).count(), 0, 'not for its author');
+    await row.getByRole('button', { name: 'Activate v3' }).click();
     const refused = page.getByRole('alert').filter({ hasText: 'Activation refused' });
     await refused.waitFor();
     assert.match((await refused.textContent()) ?? '', /409/);
@@ -171,7 +174,7 @@ describe('policy simulation and review in the console', () => {
     await signOut(page);
     await signIn(page, 'reviewer@demo.test');
     await page.goto(`${server.base}/console/policies`);
-    const reviewRow = page.getByRole('row').filter({ hasText: 'v2' }).first();
+    const reviewRow = page.getByRole('row').filter({ hasText: 'v3' }).first();
     await page.getByRole('heading', { name: 'Active: v1' }).waitFor();
     await review.getByText('Review is required').waitFor();
     assert.equal(
@@ -179,14 +182,21 @@ describe('policy simulation and review in the console', () => {
       0,
       'a policy_admin lacks tenant:admin: no control the server would refuse',
     );
-    await reviewRow.getByLabel('Comment on v2').fill('allow-all for the demo');
-    await reviewRow.getByRole('button', { name: 'Approve v2' }).click();
+    const earlier = page.getByRole('row').filter({ hasText: 'Edit a copy of v2' });
+    assert.match((await earlier.textContent()) ?? '', /inactive/);
+    assert.equal(
+      await earlier.getByRole('button', { name: 'Approve v2' }).count(),
+      1,
+      'a version saved before review was required, never active, can be reviewed',
+    );
+    await reviewRow.getByLabel('Comment on v3').fill('allow-all for the demo');
+    await reviewRow.getByRole('button', { name: 'Approve v3' }).click();
     await reviewRow.getByText(/Approved by .* allow-all for the demo/).waitFor();
     assert.match((await reviewRow.textContent()) ?? '', /approved/);
     assert.deepEqual(await seriousViolations(page), []);
-    await reviewRow.getByRole('button', { name: 'Activate v2' }).click();
-    await page.getByRole('heading', { name: 'Active: v2' }).waitFor();
-    assert.equal(await activeVersion(), 2);
+    await reviewRow.getByRole('button', { name: 'Activate v3' }).click();
+    await page.getByRole('heading', { name: 'Active: v3' }).waitFor();
+    assert.equal(await activeVersion(), 3);
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
     await page.getByRole('heading', { name: 'Active: v1' }).waitFor();
     assert.equal(await activeVersion(), 1);
@@ -209,7 +219,7 @@ describe('policy simulation and review in the console', () => {
     await page.getByLabel('Rules (JSON array)').fill(JSON.stringify(ALLOW_ALL));
     await page.getByLabel('Activate on save').check();
     await page.getByRole('button', { name: 'Save version' }).click();
-    await page.getByText('Saved v3 and activated it').waitFor();
-    assert.equal(await activeVersion(), 3);
+    await page.getByText('Saved v4 and activated it').waitFor();
+    assert.equal(await activeVersion(), 4);
   });
 });

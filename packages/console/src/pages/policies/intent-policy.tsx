@@ -19,11 +19,13 @@ const draftOf = (version: PolicyVersion) => JSON.stringify(ownRules(version), nu
 
 function History({
   versions,
+  reviewRequired,
   active,
   onLoad,
   onChanged,
 }: {
   versions: PolicyVersion[];
+  reviewRequired: boolean;
   active: PolicyVersion;
   onLoad: (version: PolicyVersion) => void;
   onChanged: () => Promise<void>;
@@ -61,7 +63,7 @@ function History({
               </td>
               <td>
                 <Reviews version={version} />
-                <ReviewForm version={version} onChanged={onChanged} />
+                <ReviewForm version={version} reviewRequired={reviewRequired} onChanged={onChanged} />
               </td>
               <td>{formatTime(version.activatedAt)}</td>
               <td class="buttons">
@@ -195,6 +197,7 @@ function PolicyBody() {
       {current && versions.data ? (
         <History
           versions={versions.data.versions}
+          reviewRequired={versions.data.review.required}
           active={current}
           onLoad={(version) => {
             setSaved(null);

@@ -26,13 +26,17 @@ export function Reviews({ version }: { version: PolicyVersion }) {
 
 /**
  * Approve or reject a version with a comment (contract §16): reviewers only, never the author; the
- * server decides and its refusal (separation of duties, already reviewed) is shown as it comes.
+ * server decides and its refusal (separation of duties, already reviewed) is shown as it comes. A
+ * version that was never active can be reviewed: one saved under review (draft, approved,
+ * rejected), and, while review is required, one saved before it was (it needs approvals too).
  */
 export function ReviewForm({
   version,
+  reviewRequired,
   onChanged,
 }: {
   version: PolicyVersion;
+  reviewRequired: boolean;
   onChanged: () => Promise<void>;
 }) {
   const { can, session } = useSession();
@@ -45,7 +49,7 @@ export function ReviewForm({
     await onChanged();
   });
   const reviewable =
-    version.status === 'draft' || version.status === 'approved' || version.status === 'rejected';
+    !version.active && version.activatedAt === null && (reviewRequired || version.status !== 'inactive');
   if (!reviewable || !can('authority:policy:review')) return null;
   if (version.author === session.user.id) {
     return <p class="hint">You wrote v{version.version}: another reviewer must approve it.</p>;
