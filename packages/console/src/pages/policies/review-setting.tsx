@@ -11,7 +11,7 @@ import { useSession } from '../../session/session-context.js';
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The setting in one sentence, as every reader of the policy page sees it. */
-export function describeReview(review: ReviewSetting): string {
+function describeReview(review: ReviewSetting): string {
   return review.required
     ? `Review is required: a new version is stored as a draft and needs ${plural(review.approvals, 'approval')} by someone other than its author before it can be activated. Rolling back to a version that was active needs none.`
     : 'Review is not required: any version may be activated.';
