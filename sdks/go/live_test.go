@@ -54,6 +54,21 @@ func (s liveService) client(t *testing.T, apiKey string) *Client {
 	return client
 }
 
+// logKey is the tenant's log verifier key, as GET /.well-known/authority/:tenantId/log-key serves it.
+func (s liveService) logKey(t *testing.T) string {
+	t.Helper()
+	answer, err := http.Get(strings.TrimRight(s.url, "/") + "/.well-known/authority/" + s.tenant + "/log-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer answer.Body.Close()
+	text, err := io.ReadAll(answer.Body)
+	if err != nil || answer.StatusCode != http.StatusOK {
+		t.Fatalf("log key: %d %v", answer.StatusCode, err)
+	}
+	return string(text)
+}
+
 func (s liveService) verify(t *testing.T, token, target string, store NonceStore) VerificationResult {
 	t.Helper()
 	if store == nil {
@@ -166,9 +181,16 @@ func TestLiveEscalationApprovedByAnotherKeyThenTheToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verified, err := VerifyReceipt(receipt, JWKS{Keys: append(current.Keys, archive.Keys...)}, s.tenant)
+	pinned := JWKS{Keys: append(current.Keys, archive.Keys...)}
+	verified, err := VerifyReceipt(receipt, pinned, ReceiptOptions{ExpectedTenantID: s.tenant, LogKey: s.logKey(t)})
 	if err != nil || !verified.Valid || verified.TokenClaims.Nonce != result.Claims.Nonce {
 		t.Fatalf("receipt: %+v %v", verified, err)
+	}
+	if verified.Receipt["receiptVersion"] != float64(2) {
+		t.Fatalf("the service issues version-2 receipts, not %v", verified.Receipt["receiptVersion"])
+	}
+	if missing, err := VerifyReceipt(receipt, pinned, ReceiptOptions{ExpectedTenantID: s.tenant}); err != nil || missing.Reason != ReasonLogKeyMissing {
+		t.Fatalf("without the log key: %+v %v", missing, err)
 	}
 }
 

@@ -126,10 +126,12 @@ func TestWebhookVectors(t *testing.T) {
 
 func TestReceiptVectors(t *testing.T) {
 	var file struct {
-		PinnedJWKS json.RawMessage `json:"pinnedJwks"`
-		Vectors    []struct {
+		PinnedJWKS   json.RawMessage `json:"pinnedJwks"`
+		PinnedLogKey string          `json:"pinnedLogKey"`
+		Vectors      []struct {
 			Name             string          `json:"name"`
 			ExpectedTenantID *string         `json:"expectedTenantId"`
+			LogKey           *string         `json:"logKey"`
 			Receipt          json.RawMessage `json:"receipt"`
 			Expected         expectation     `json:"expected"`
 		} `json:"vectors"`
@@ -139,21 +141,41 @@ func TestReceiptVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	versions := map[float64]int{}
 	for _, vector := range file.Vectors {
 		vector := vector
+		var version struct {
+			ReceiptVersion float64 `json:"receiptVersion"`
+		}
+		_ = json.Unmarshal(vector.Receipt, &version)
+		versions[version.ReceiptVersion]++
+		options := ReceiptOptions{}
+		if vector.ExpectedTenantID != nil {
+			options.ExpectedTenantID = *vector.ExpectedTenantID
+		}
+		runs := []ReceiptOptions{options}
+		if vector.LogKey != nil {
+			runs[0].LogKey = *vector.LogKey
+		} else if version.ReceiptVersion != 2 {
+			// A receipt that is not version 2 gives the same result with the log key given.
+			withKey := options
+			withKey.LogKey = file.PinnedLogKey
+			runs = append(runs, withKey)
+		}
 		t.Run(vector.Name, func(t *testing.T) {
-			tenant := ""
-			if vector.ExpectedTenantID != nil {
-				tenant = *vector.ExpectedTenantID
-			}
-			result, err := VerifyReceipt(vector.Receipt, pinned, tenant)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if result.Valid != vector.Expected.Valid || result.Reason != vector.Expected.reason() {
-				t.Fatalf("got valid=%v reason=%q (%s), want %+v", result.Valid, result.Reason, result.Detail, vector.Expected)
+			for _, run := range runs {
+				result, err := VerifyReceipt(vector.Receipt, pinned, run)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if result.Valid != vector.Expected.Valid || result.Reason != vector.Expected.reason() {
+					t.Fatalf("log key %q: got valid=%v reason=%q (%s), want %+v", run.LogKey, result.Valid, result.Reason, result.Detail, vector.Expected)
+				}
 			}
 		})
+	}
+	if versions[1] == 0 || versions[2] == 0 {
+		t.Fatalf("receipts of both versions: %v", versions)
 	}
 }
 

@@ -69,12 +69,22 @@ class WebhookVectors(unittest.TestCase):
 class ReceiptVectors(unittest.TestCase):
     def test_every_receipt_vector(self) -> None:
         data = load("receipts.json")
+        self.assertTrue(any(v["receipt"].get("receiptVersion") == 2 for v in data["vectors"]))
         for vector in data["vectors"]:
-            with self.subTest(vector["name"]):
-                result = verify_receipt(
-                    vector["receipt"], data["pinnedJwks"], expected_tenant_id=vector["expectedTenantId"]
-                )
-                self.assertEqual({"valid": result.valid, "reason": result.reason}, vector["expected"], result.detail)
+            log_keys = [vector["logKey"]]
+            if vector["receipt"].get("receiptVersion") != 2 and vector["logKey"] is None:
+                log_keys.append(data["pinnedLogKey"])  # the same result with the log key given
+            for log_key in log_keys:
+                with self.subTest(vector["name"], log_key=log_key):
+                    result = verify_receipt(
+                        vector["receipt"],
+                        data["pinnedJwks"],
+                        expected_tenant_id=vector["expectedTenantId"],
+                        log_key=log_key,
+                    )
+                    self.assertEqual(
+                        {"valid": result.valid, "reason": result.reason}, vector["expected"], result.detail
+                    )
 
 
 class CanonicalJsonVectors(unittest.TestCase):

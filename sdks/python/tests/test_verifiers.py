@@ -1,8 +1,13 @@
 """What the shared vectors cannot show: refusing to run without PyJWT, misuse, key sources and
-nonce stores that fail, the remote stores, the webhook timestamp header, receipt versions."""
+nonce stores that fail, the remote stores, the webhook timestamp header, the log key of receipts
+and attacks on their log proofs beyond the vectors (test-only keys derived as the generator does)."""
 
 from __future__ import annotations
 
+import base64
+import copy
+import dataclasses
+import hashlib
 import json
 import subprocess
 import sys
@@ -11,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from authority_runtime import (
+    RECEIPT_VERIFICATION_REASONS,
     InMemoryNonceStore,
     KeySourceError,
     NonceStoreError,
@@ -20,6 +26,7 @@ from authority_runtime import (
     verify_receipt,
     verify_webhook_signature,
 )
+from authority_runtime.transparency import parse_checkpoint, parse_verifier_key
 
 from .stub_server import Seen, StubServer
 
@@ -222,16 +229,171 @@ class Webhooks(unittest.TestCase):
             check(None, [])
 
 
+RECEIPTS = json.loads((VECTORS / "receipts.json").read_text(encoding="utf-8"))
+RECEIPT_VECTORS = {v["name"]: v for v in RECEIPTS["vectors"]}
+V2 = RECEIPT_VECTORS["v2-valid-EdDSA"]["receipt"]
+LOG_KEY: str = RECEIPTS["pinnedLogKey"]
+
+
+def note_key(name: str, label: str, key_type: int = 0x01) -> tuple[str, Any, bytes]:
+    """A test-only note key derived as the vector generator derives it: (name, private key, key ID)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    seed = hashlib.sha256(f"authority-runtime test vector key: {label}".encode()).digest()
+    private = Ed25519PrivateKey.from_private_bytes(seed)
+    public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    key_id = hashlib.sha256(name.encode() + bytes([0x0A, key_type]) + public).digest()[:4]
+    return name, private, key_id
+
+
+def verifier_key(key: tuple[str, Any, bytes]) -> str:
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    name, private, key_id = key
+    public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return f"{name}+{key_id.hex()}+{base64.b64encode(bytes([0x01]) + public).decode()}"
+
+
+ACME_LOG = note_key("audit.example.com/audit/acme", "log acme")
+
+
+def sign_checkpoint(key: tuple[str, Any, bytes], origin: str, size: int, root: bytes) -> str:
+    name, private, key_id = key
+    body = f"{origin}\n{size}\n{base64.b64encode(root).decode()}\n"
+    line = base64.b64encode(key_id + private.sign(body.encode())).decode()
+    return f"{body}\n\u2014 {name} {line}\n"
+
+
+def genuine_root() -> bytes:
+    checkpoint = parse_checkpoint(str(V2["checkpoint"]).split("\n\n")[0] + "\n")
+    return checkpoint.root_hash
+
+
+def receipt_with(**members: Any) -> dict[str, Any]:
+    receipt = copy.deepcopy(V2)
+    receipt.update(members)
+    return receipt
+
+
+def check(receipt: Any, log_key: Any = LOG_KEY, **options: Any) -> Any:
+    return verify_receipt(receipt, RECEIPTS["pinnedJwks"], log_key=log_key, **options)
+
+
 class Receipts(unittest.TestCase):
-    def test_version_2_is_refused_with_a_clear_detail(self) -> None:
-        data = json.loads((VECTORS / "receipts.json").read_text(encoding="utf-8"))
-        receipt = dict(data["vectors"][0]["receipt"], receiptVersion=2)
-        result = verify_receipt(receipt, data["pinnedJwks"])
-        self.assertEqual(result.reason, "RECEIPT_MALFORMED")
-        self.assertIn("receiptVersion 2", result.detail)
-        text = json.dumps(data["vectors"][0]["receipt"])
-        self.assertTrue(verify_receipt(text, data["pinnedJwks"]).valid, "JSON text is accepted too")
-        self.assertEqual(verify_receipt("not json", data["pinnedJwks"]).reason, "RECEIPT_MALFORMED")
+    def test_the_log_key_is_text_or_a_parsed_key(self) -> None:
+        self.assertTrue(check(V2).valid)
+        self.assertTrue(check(V2, LOG_KEY + "\n").valid, "the well-known route ends the key with a newline")
+        self.assertTrue(check(V2, parse_verifier_key(LOG_KEY)).valid)
+        self.assertTrue(check(json.dumps(V2)).valid, "JSON text is accepted too")
+        self.assertEqual(check("not json").reason, "RECEIPT_MALFORMED")
+
+    def test_a_bad_log_key_is_a_usage_error_whatever_the_receipt(self) -> None:
+        v1 = RECEIPT_VECTORS["valid-EdDSA"]["receipt"]
+        parsed = parse_verifier_key(LOG_KEY)
+        witness = RECEIPTS["witnessKey"]
+        for receipt in (V2, v1, "not json"):
+            for bad in ("", "not a key", witness, LOG_KEY.replace("+", "+0", 1), LOG_KEY[:-4]):
+                with self.subTest(bad), self.assertRaises(ValueError):
+                    check(receipt, bad)
+            with self.assertRaises(ValueError):
+                check(receipt, dataclasses.replace(parsed, key_id=parsed.key_id ^ 1))
+            with self.assertRaises(ValueError):
+                check(receipt, parse_verifier_key(witness))
+            for wrong_type in (123, b"bytes", {"name": parsed.name}):
+                with self.subTest(wrong_type), self.assertRaises(TypeError):
+                    check(receipt, wrong_type)
+            with self.assertRaises(TypeError):
+                check(receipt, dataclasses.replace(parsed, key_id="730c79dd"))
+
+    def test_a_checkpoint_signed_by_the_log_for_any_other_size_is_refused(self) -> None:
+        root = genuine_root()
+        self.assertTrue(check(receipt_with(checkpoint=sign_checkpoint(ACME_LOG, ACME_LOG[0], 12, root))).valid)
+        for size in [*range(0, 12), 13, 24, 2**53 - 1]:
+            with self.subTest(size):
+                result = check(receipt_with(checkpoint=sign_checkpoint(ACME_LOG, ACME_LOG[0], size, root)))
+                self.assertEqual(result.reason, "CHECKPOINT_INVALID")
+                self.assertIn("tree size", result.detail)
+
+    def test_a_checkpoint_re_signed_over_any_other_root_fails_the_proofs(self) -> None:
+        for seed in range(16):
+            root = hashlib.sha256(f"rewritten history {seed}".encode()).digest()
+            with self.subTest(seed):
+                result = check(receipt_with(checkpoint=sign_checkpoint(ACME_LOG, ACME_LOG[0], 12, root)))
+                self.assertEqual(result.reason, "INCLUSION_PROOF_INVALID")
+
+    def test_every_changed_dropped_or_swapped_proof_element_is_refused(self) -> None:
+        inclusion = V2["inclusion"]
+        for position, item in enumerate(inclusion):
+            for at in range(len(item["proof"])):
+                for bit in (0, 7, 255):
+                    changed = copy.deepcopy(inclusion)
+                    element = bytearray(bytes.fromhex(changed[position]["proof"][at]))
+                    element[bit // 8] ^= 1 << (bit % 8)
+                    changed[position]["proof"][at] = element.hex()
+                    with self.subTest(entry=item["index"], element=at, bit=bit):
+                        self.assertEqual(check(receipt_with(inclusion=changed)).reason, "INCLUSION_PROOF_INVALID")
+                dropped = copy.deepcopy(inclusion)
+                del dropped[position]["proof"][at]
+                with self.subTest(entry=item["index"], dropped=at):
+                    self.assertEqual(check(receipt_with(inclusion=dropped)).reason, "INCLUSION_PROOF_INVALID")
+            for other in range(len(inclusion)):
+                if other == position:
+                    continue
+                swapped = copy.deepcopy(inclusion)
+                swapped[position]["proof"] = list(inclusion[other]["proof"])
+                with self.subTest(entry=item["index"], proof_of=inclusion[other]["index"]):
+                    self.assertEqual(check(receipt_with(inclusion=swapped)).reason, "INCLUSION_PROOF_INVALID")
+
+    def test_the_checkpoint_must_be_the_log_of_the_receipt_tenant(self) -> None:
+        root = genuine_root()
+        for origin, label in (
+            ("audit.example.com/audit/xacme", "log xacme"),
+            ("audit.example.com/audit/acme/more", "log acme more"),
+            ("audit.example.com/audit/ACME", "log ACME"),
+            ("audit.example.com/acme", "log acme no audit"),
+        ):
+            key = note_key(origin, label)
+            with self.subTest(origin):
+                result = check(receipt_with(checkpoint=sign_checkpoint(key, origin, 12, root)), verifier_key(key))
+                self.assertEqual(result.reason, "CHECKPOINT_INVALID")
+                self.assertIn("not of tenant acme", result.detail)
+        # The suffix binds the tenant; which host's log is trusted is the pinned key's business.
+        mirror = note_key("mirror.example.org/audit/acme", "log acme mirror")
+        note = sign_checkpoint(mirror, mirror[0], 12, root)
+        self.assertTrue(check(receipt_with(checkpoint=note), verifier_key(mirror)).valid)
+        self.assertEqual(check(receipt_with(checkpoint=note)).reason, "CHECKPOINT_INVALID")
+
+    def test_witness_lines_are_ignored_even_when_broken(self) -> None:
+        note = str(V2["checkpoint"])
+        stranger = base64.b64encode(b"\x00\x01\x02\x03" + bytes(72)).decode()
+        self.assertTrue(check(receipt_with(checkpoint=f"{note}\u2014 witness.example/nobody {stranger}\n")).valid)
+        cosigned = RECEIPT_VECTORS["v2-valid-witness-cosigned"]["receipt"]["checkpoint"]
+        line = cosigned.split("\n")[-2]
+        broken = line[:-6] + ("AAAA" if line[-6:-2] != "AAAA" else "BBBB") + line[-2:]
+        self.assertTrue(check(receipt_with(checkpoint=cosigned.replace(line, broken))).valid)
+
+    def test_a_checkpoint_that_is_not_exactly_the_note_is_refused(self) -> None:
+        note = str(V2["checkpoint"])
+        for changed in (note.replace("\n", "\r\n"), note[:-1], " " + note, note + "\n", note.replace("\u2014", "-")):
+            with self.subTest(repr(changed[:20])):
+                self.assertEqual(check(receipt_with(checkpoint=changed)).reason, "CHECKPOINT_INVALID")
+
+    def test_the_reasons_are_listed_in_the_order_of_the_checks(self) -> None:
+        self.assertEqual(
+            RECEIPT_VERIFICATION_REASONS[:9],
+            (
+                "RECEIPT_MALFORMED",
+                "LOG_KEY_MISSING",
+                "TENANT_MISMATCH",
+                "ENTRY_HASH_MISMATCH",
+                "ENTRY_MISMATCH",
+                "SEAL_MISMATCH",
+                "SEAL_SIGNATURE_INVALID",
+                "CHECKPOINT_INVALID",
+                "INCLUSION_PROOF_INVALID",
+            ),
+        )
 
 
 if __name__ == "__main__":

@@ -1,151 +1,30 @@
-// Receipt vectors (contract §6, receiptVersion 1): receipts as the service issues them and
-// receipts tampered in each way a verifier must catch, with the reason it reports. Entries hash as
-// sha256_hex(JCS(entry without entryHash)); their payloads hold numbers and strings whose canonical
-// form is easy to get wrong (exponents, UTF-16 key order, escapes).
-import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
-import { compact, type Expectation, es256Twins, TENANT, tokenClaims } from './token-vectors.js';
-import { ALGS, type Alg, key, signatureTwins, signInput, type VectorKey } from './vector-keys.js';
-
-const INTENT = '0190f5c2-1111-7000-8000-000000000001';
-const OTHER_INTENT = '0190f5c2-1111-7000-8000-000000000002';
-/** Positions of the intent's entries in the chain; 2, 3 and 4 are consecutive, so linked. */
-const INTENT_INDICES = [2, 3, 4, 7, 9];
-const CHAIN_LENGTH = 12;
-const ZEROS = '0'.repeat(64);
-const SEAL_TYP = 'authority-receipt-seal+jws';
-
-type Entry = Record<string, unknown> & { index: number; entryHash: string; previousHash: string };
-type Json = Record<string, unknown>;
-
-export interface ReceiptVector {
-  name: string;
-  description: string;
-  /** When set, the verifier is told to expect this tenant. */
-  expectedTenantId: string | null;
-  receipt: Json;
-  expected: Expectation;
-}
-
-function jcs(value: unknown): string {
-  const text = canonicalize(value);
-  if (text === undefined) throw new Error('no canonical form');
-  return text;
-}
-
-function rehash(entry: Json): Entry {
-  const { entryHash: _old, ...rest } = entry;
-  return { ...rest, entryHash: createHash('sha256').update(jcs(rest), 'utf8').digest('hex') } as Entry;
-}
-
-function timestamp(index: number): string {
-  return new Date(Date.UTC(2023, 10, 14, 22, 0, 0, 7) + index * 1_013).toISOString();
-}
-
-/** Payloads whose JCS form exercises number formatting, escapes and UTF-16 member order. */
-function payloadOf(index: number, ofIntent: boolean): Json {
-  const common = {
-    n: index,
-    ratio: index / 7,
-    exponents: [1e21, 1e-7, 123456789012345680000, 5e-324, 1.7976931348623157e308, -1.5, 0.1 + 0.2],
-    text: 'café ✓ "quoted" \\ back\u0007bell\u2028line </script>',
-    order: { é: 1, '😀': 2, ﬀ: 3, Z: 4, a: 5, '': 6 },
-  };
-  return ofIntent
-    ? { ...common, nonce: `n-${index}`, adapterId: 'github-main', targetSystem: 'acme/api' }
-    : { ...common, kid: 'acme-1700000000-EDACTIVE', alg: 'EdDSA', previousKid: null };
-}
-
-function buildChain(): Entry[] {
-  const chain: Entry[] = [];
-  let previous = ZEROS;
-  for (let index = 0; index < CHAIN_LENGTH; index += 1) {
-    const ofIntent = INTENT_INDICES.includes(index);
-    const entry = rehash({
-      index,
-      tenantId: TENANT,
-      correlationId: `0190f5c2-0000-7000-8000-${String(index).padStart(12, '0')}`,
-      intentId: ofIntent ? INTENT : null,
-      actorId: ofIntent ? 'agent-7' : 'key_01HX',
-      actorType: ofIntent ? 'agent' : 'principal:api-key',
-      eventType: ofIntent ? (index === 2 ? 'intent.received' : 'token.consumed') : 'keys.rotated',
-      payload: payloadOf(index, ofIntent),
-      previousHash: previous,
-      createdAt: timestamp(index),
-    });
-    chain.push(entry);
-    previous = entry.entryHash;
-  }
-  return chain;
-}
-
-/** Signs the seal with `sealKey`; with `highS`, with the high-S twin of an ES256 signature. */
-function signSeal(receipt: Json, sealKey: VectorKey, typ = SEAL_TYP, highS = false): Json {
-  const { signature: _old, ...fields } = receipt.seal as Json;
-  const header = Buffer.from(JSON.stringify({ alg: sealKey.alg, typ, kid: sealKey.kid })).toString(
-    'base64url',
-  );
-  const input = Buffer.from(`${header}.${Buffer.from(jcs(fields), 'utf8').toString('base64url')}`, 'ascii');
-  const signature = highS ? signatureTwins(sealKey, input).high : signInput(sealKey, sealKey.alg, input);
-  return { ...receipt, seal: { ...fields, signature: `${input}.${signature.toString('base64url')}` } };
-}
-
-interface Spec {
-  sealKey: VectorKey;
-  tokenKey?: VectorKey;
-  /** No token, or an ES256 token (by `tokenKey`) signed with the high-S twin. */
-  token?: 'none' | 'high-s';
-  decision?: string;
-  tokenOverrides?: Json;
-  entries?: Entry[];
-  headIndex?: number;
-  jwks: { keys: unknown[] };
-}
-
-function buildReceipt(chain: Entry[], name: string, spec: Spec): Json {
-  const entries = spec.entries ?? chain.filter((entry) => entry.intentId === INTENT);
-  const headIndex = spec.headIndex ?? CHAIN_LENGTH - 1;
-  const head = chain[headIndex];
-  // Issued in 2020 and long expired: receipts are verified after their tokens expire.
-  const tokenKey = spec.tokenKey ?? spec.sealKey;
-  const claims = tokenClaims(name, { iat: 1_600_000_000, intentId: INTENT, ...spec.tokenOverrides });
-  const token =
-    spec.token === 'none'
-      ? null
-      : spec.token === 'high-s'
-        ? es256Twins(tokenKey, claims).high
-        : compact(tokenKey, claims);
-  const unsealed: Json = {
-    receiptVersion: 1,
-    intentId: INTENT,
-    tenantId: TENANT,
-    decision: spec.decision ?? 'APPROVED',
-    token,
-    entries,
-    seal: {
-      tenantId: TENANT,
-      intentId: INTENT,
-      entryHashes: entries.map((entry) => entry.entryHash),
-      headIndex,
-      headHash: head?.entryHash ?? ZEROS,
-      issuedAt: '2023-11-14T22:05:00.000Z',
-      signature: '',
-    },
-    jwks: spec.jwks,
-  };
-  return signSeal(unsealed, spec.sealKey);
-}
-
-function clone<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
+// Receipt vectors: receipts of version 1 (contract §6) and version 2 (contract §15,
+// receipt-v2-vectors.ts) as the service issues them and tampered in each way a verifier must catch,
+// with the reason it reports. The chain and the seals come from receipt-chain.ts.
+import {
+  buildChain,
+  buildReceipt,
+  clone,
+  INTENT,
+  type Json,
+  OTHER_INTENT,
+  type ReceiptVector,
+  rehash,
+  SEAL_TYP,
+  type Spec,
+  signSeal,
+} from './receipt-chain.js';
+import { receiptV2Vectors } from './receipt-v2-vectors.js';
+import { type Expectation, TENANT } from './token-vectors.js';
+import { ALGS, type Alg, key, type VectorKey } from './vector-keys.js';
 
 /**
- * Every receipt vector and the key set a verifier pins (the tenant's JWKS plus its archive).
+ * Every receipt vector, the key set a verifier pins (the tenant's JWKS plus its archive) and the
+ * tenant's log key.
  *
  * @example
  * ```ts
- * const { pinnedJwks, vectors } = receiptVectors(loadVectorKeys(file));
+ * const { pinnedJwks, pinnedLogKey, vectors } = receiptVectors(loadVectorKeys(file));
  * ```
  */
 export function receiptVectors(keys: Record<string, VectorKey>) {
@@ -158,7 +37,7 @@ export function receiptVectors(keys: Record<string, VectorKey>) {
   const chain = buildChain();
   const vectors: ReceiptVector[] = [];
   const add = (name: string, description: string, receipt: Json, expected: Expectation, tenant?: string) =>
-    vectors.push({ name, description, expectedTenantId: tenant ?? null, receipt, expected });
+    vectors.push({ name, description, expectedTenantId: tenant ?? null, logKey: null, receipt, expected });
   const receipt = (name: string, spec: Partial<Spec> = {}) =>
     buildReceipt(chain, name, { sealKey: ed, jwks: current, ...spec });
 
@@ -330,12 +209,22 @@ export function receiptVectors(keys: Record<string, VectorKey>) {
     fails('EMBEDDED_JWKS_MISMATCH'),
   );
 
+  const v2 = receiptV2Vectors(keys);
   return {
     description:
-      'Receipts (contract §6, receiptVersion 1). Verify each `receipt` offline against `pinnedJwks` only ' +
-      '(the embedded jwks is never trusted), with the expected tenant `expectedTenantId` when not null; the ' +
-      'result must be `expected`.',
+      'Receipts of version 1 (contract §6) and version 2 (contract §15). Verify each `receipt` offline ' +
+      'against `pinnedJwks` only (the embedded jwks is never trusted), with the expected tenant ' +
+      '`expectedTenantId` when not null and the log verifier key `logKey` when not null (no log key ' +
+      'when null); the result must be `expected`. `pinnedLogKey` is the log key of tenant acme, which ' +
+      'most version-2 vectors are given; `otherLogKeys` are the keys of other logs the attacks use. A ' +
+      'vector whose receipt is not version 2 gives the same result when `pinnedLogKey` is given as well. ' +
+      'Version 2 order: RECEIPT_MALFORMED, LOG_KEY_MISSING, TENANT_MISMATCH, ENTRY_HASH_MISMATCH, ' +
+      'ENTRY_MISMATCH, SEAL_MISMATCH, SEAL_SIGNATURE_INVALID, CHECKPOINT_INVALID, ' +
+      'INCLUSION_PROOF_INVALID, TOKEN_INVALID, EMBEDDED_JWKS_MISMATCH. Test-only keys.',
     pinnedJwks: pinned,
-    vectors,
+    pinnedLogKey: v2.pinnedLogKey,
+    otherLogKeys: v2.otherLogKeys,
+    witnessKey: v2.witnessKey,
+    vectors: [...vectors, ...v2.vectors],
   };
 }

@@ -33,14 +33,18 @@ OPERATIONAL_FAILURE_REASONS: tuple[str, ...] = (
     "NONCE_STORE_UNAVAILABLE",
 )
 
-#: :func:`~authority_runtime.verify_receipt`, in the order its checks run.
+#: :func:`~authority_runtime.verify_receipt`, in the order its checks run (``LOG_KEY_MISSING``,
+#: ``CHECKPOINT_INVALID`` and ``INCLUSION_PROOF_INVALID`` concern version-2 receipts only).
 RECEIPT_VERIFICATION_REASONS: tuple[str, ...] = (
     "RECEIPT_MALFORMED",
+    "LOG_KEY_MISSING",
     "TENANT_MISMATCH",
     "ENTRY_HASH_MISMATCH",
     "ENTRY_MISMATCH",
     "SEAL_MISMATCH",
     "SEAL_SIGNATURE_INVALID",
+    "CHECKPOINT_INVALID",
+    "INCLUSION_PROOF_INVALID",
     "TOKEN_INVALID",
     "EMBEDDED_JWKS_MISMATCH",
     "KEY_SOURCE_UNAVAILABLE",
