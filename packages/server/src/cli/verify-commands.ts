@@ -124,7 +124,7 @@ export async function receiptVerify(
     const inLog =
       valid.receiptVersion === 2
         ? `, in the log of ${logKey?.name} at tree size ${valid.seal.headIndex + 1}`
-        : '';
+        : ', version 1: no proof that the entries are in the log';
     out.write(
       `VALID receipt for intent ${valid.intentId} (tenant ${valid.tenantId}, decision ${valid.decision}, ` +
         `${valid.entries.length} entries sealed at head index ${valid.seal.headIndex}${inLog})\n`,

@@ -86,6 +86,22 @@ describe('authority receipt verify and chain verify', () => {
     assert.equal(noLogKey.status, 1);
     assert.match(noLogKey.stdout, /^INVALID receipt: LOG_KEY_MISSING: .*log key/);
 
+    // Stripped of its proofs and relabelled version 1, it proves nothing about the log, and says so.
+    const { checkpoint: _c, inclusion: _i, ...stripped } = JSON.parse(receiptText);
+    const strippedFile = path.join(dir, 'stripped.json');
+    writeFileSync(strippedFile, JSON.stringify({ ...stripped, receiptVersion: 1 }));
+    const downgraded = await cli(
+      'receipt',
+      'verify',
+      strippedFile,
+      '--jwks',
+      jwksFile,
+      '--log-key',
+      logKeyFile,
+    );
+    assert.equal(downgraded.status, 0, downgraded.stdout + downgraded.stderr);
+    assert.match(downgraded.stdout, /^VALID receipt .*version 1: no proof that the entries are in the log\)/);
+
     const viaUrl = await cli(
       'receipt',
       'verify',
