@@ -1,6 +1,7 @@
 // Audit appends per second through chainRepository.append and the decision path's group commit
 // (batches of up to 64), on SQLite. Imports only code that predates the transparency log, so the
-// same file runs in a checkout of the commit before the tree (see bench/RESULTS.md, issue 17).
+// same file (with bench/bulk-chain.ts copied beside it) runs in a checkout of the commit before the
+// tree (see bench/RESULTS.md, issue 17).
 // --chain N starts from a chain of N entries (written in bulk, then one untimed append, which with
 // the tree brings the tree up to the chain); --template FILE keeps that starting database in FILE
 // and starts from a copy of it when FILE exists, so that rounds do not rebuild it.
