@@ -3,9 +3,14 @@
 // the tree up to it, then inclusion proofs for random indexes against the full size and consistency
 // proofs for random (from, to) pairs through the transparency service: median and p99. A sample of
 // the proofs is checked with the SDK verifiers against the roots of signed checkpoints and leaf
-// hashes computed from the stored entries. The empty-route ceiling of the same run is printed last.
+// hashes computed from the stored entries. Then the same proofs over HTTP (GET /audit/:t/proof/…
+// with the owner's API key, so authentication included): one request at a time (latency) and
+// 16 connections (throughput), each beside the empty Fastify route measured the same way in the
+// same run.
 // Run: npx tsx --conditions=development bench/transparency.ts [--chain 1000000] [--proofs 5000] [--verify 200]
-//      [--engine sqlite|postgres] (postgres needs DATABASE_URL)
+//      [--http-requests 2000] [--ceiling-duration 5] [--profile FILE] [--engine sqlite|postgres]
+//      [--profile-http FILE] (postgres needs DATABASE_URL; --profile writes a CPU profile of the
+//      service-level inclusion proofs, --profile-http one of the saturated HTTP inclusion run)
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,15 +27,18 @@ import {
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { buildServer } from '../packages/server/src/app/build-server.js';
 import type { AuditEvent } from '../packages/server/src/chain/audit-entry.js';
 import { chainRepository } from '../packages/server/src/chain/chain-repository.js';
 import { subtreeHashRepository } from '../packages/server/src/chain/subtree-hash-repository.js';
+import { loadConfig } from '../packages/server/src/config/config.js';
 import { createSecretBox } from '../packages/server/src/crypto/secret-box.js';
 import { systemClock } from '../packages/server/src/foundation/clock.js';
 import { openStorage, type Storage } from '../packages/server/src/storage/database.js';
-import { tenantRepository } from '../packages/server/src/tenancy/tenant-repository.js';
+import { createTenantService } from '../packages/server/src/tenancy/tenant-service.js';
 import { createTransparencyService } from '../packages/server/src/transparency/transparency-service.js';
 import { writeBulkChain } from './bulk-chain.js';
+import { profiled } from './cpu-profile.js';
 import { machineLine } from './machine.js';
 
 const { values } = parseArgs({
@@ -39,7 +47,10 @@ const { values } = parseArgs({
     chain: { type: 'string', default: '1000000' },
     proofs: { type: 'string', default: '5000' },
     verify: { type: 'string', default: '200' },
+    'http-requests': { type: 'string', default: '2000' },
     'ceiling-duration': { type: 'string', default: '5' },
+    profile: { type: 'string' },
+    'profile-http': { type: 'string' },
   },
 });
 
@@ -102,11 +113,12 @@ const proofs = Number(values.proofs);
 const sample = Number(values.verify);
 const { storage, cleanup } = await open();
 await storage.migrate();
-await tenantRepository.insert(
-  storage.db,
-  { id: 'bench', name: 'bench', plan: 'enterprise', rateLimitPerMinute: 1 },
-  Date.now(),
-);
+const { ownerKey } = await createTenantService(storage, systemClock).create({
+  id: 'bench',
+  plan: 'enterprise',
+  rateLimitPerMinute: 1_000_000,
+});
+const masterKey = randomBytes(32);
 
 let start = process.hrtime.bigint();
 await writeBulkChain(storage, 'bench', chainLength, event);
@@ -127,7 +139,7 @@ if (head.tree.treeSize !== chainLength) throw new Error('the tree does not cover
 const service = createTransparencyService({
   storage,
   clock: systemClock,
-  secretBox: createSecretBox(randomBytes(32)),
+  secretBox: createSecretBox(masterKey),
   originPrefix: 'bench.example',
 });
 const rootAt = async (size: number) =>
@@ -148,23 +160,25 @@ for (let i = 0; i < 200; i++) await service.inclusionProof('bench', randomInt(ch
 const fullRoot = await rootAt(chainLength);
 const inclusion: number[] = [];
 let inclusionChecked = 0;
-for (let i = 0; i < proofs; i++) {
-  const index = randomInt(chainLength);
-  const t = process.hrtime.bigint();
-  const proof = await service.inclusionProof('bench', index, chainLength);
-  inclusion.push(ms(t));
-  if (i < sample) {
-    const outcome = verifyInclusionProof({
-      index,
-      treeSize: chainLength,
-      leafHash: await entryLeaf(index),
-      proof: proof.proof.map(hashFromHex),
-      rootHash: fullRoot,
-    });
-    if (!outcome.valid) throw new Error(`inclusion proof of ${index} invalid: ${outcome.reason}`);
-    inclusionChecked += 1;
+await profiled(values.profile, async () => {
+  for (let i = 0; i < proofs; i++) {
+    const index = randomInt(chainLength);
+    const t = process.hrtime.bigint();
+    const proof = await service.inclusionProof('bench', index, chainLength);
+    inclusion.push(ms(t));
+    if (i < sample) {
+      const outcome = verifyInclusionProof({
+        index,
+        treeSize: chainLength,
+        leafHash: await entryLeaf(index),
+        proof: proof.proof.map(hashFromHex),
+        rootHash: fullRoot,
+      });
+      if (!outcome.valid) throw new Error(`inclusion proof of ${index} invalid: ${outcome.reason}`);
+      inclusionChecked += 1;
+    }
   }
-}
+});
 console.log(
   `inclusion proof, random index, tree size ${chainLength.toLocaleString('en-US')} (${proofs} proofs): ${summary(inclusion)}; ` +
     `${inclusionChecked} verified with verifyInclusionProof against the signed checkpoint`,
@@ -194,20 +208,84 @@ console.log(
   `consistency proof, random 1 ≤ from ≤ to ≤ ${chainLength.toLocaleString('en-US')} (${proofs} proofs): ${summary(consistency)}; ` +
     `${consistencyChecked} verified with verifyConsistencyProof against signed checkpoints`,
 );
-await cleanup();
+// Over HTTP: the server as `authority serve` builds it (without its background jobs, so that
+// checkpoint sweeps do not run during the measurement), the owner's API key on every request.
+const app = await buildServer({
+  config: loadConfig({}),
+  storage,
+  clock: systemClock,
+  masterKey,
+  backgroundJobs: false,
+});
+const base = await listen(app);
+const headers = { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'bench' };
+const inclusionPath = () =>
+  `/audit/bench/proof/inclusion?index=${randomInt(chainLength)}&treeSize=${chainLength}`;
+const consistencyPath = () => {
+  const to = 1 + randomInt(chainLength);
+  return `/audit/bench/proof/consistency?from=${1 + randomInt(to)}&to=${to}`;
+};
 
 const empty = Fastify();
 empty.get('/', async () => ({ ok: true }));
-await empty.listen({ port: 0, host: '127.0.0.1' });
-const address = empty.server.address();
+const emptyBase = await listen(empty);
+
+/** One request at a time: each request's time from send to the parsed body, in ms. */
+async function sequential(requests: number, url: () => string, requestHeaders: Record<string, string>) {
+  const timings: number[] = [];
+  for (let i = 0; i < requests; i++) {
+    const t = process.hrtime.bigint();
+    const response = await fetch(url(), { headers: requestHeaders });
+    await response.json();
+    timings.push(ms(t));
+    if (response.status !== 200) throw new Error(`${url()} answered ${response.status}`);
+  }
+  return timings;
+}
+
+const httpRequests = Number(values['http-requests']);
+// Warm-up of both servers and of fetch's connection pool.
+await sequential(200, () => `${base}${inclusionPath()}`, headers);
+await sequential(200, () => `${emptyBase}/`, {});
+const sequentialEmpty = await sequential(httpRequests, () => `${emptyBase}/`, {});
+const sequentialInclusion = await sequential(httpRequests, () => `${base}${inclusionPath()}`, headers);
+const sequentialConsistency = await sequential(httpRequests, () => `${base}${consistencyPath()}`, headers);
+console.log(`HTTP, one request at a time (${httpRequests} each, fetch, keep-alive):`);
+console.log(`  empty Fastify route (ceiling): ${summary(sequentialEmpty)}`);
+console.log(`  GET /audit/bench/proof/inclusion: ${summary(sequentialInclusion)}`);
+console.log(`  GET /audit/bench/proof/consistency: ${summary(sequentialConsistency)}`);
+
 const ceilingSeconds = Number(values['ceiling-duration']);
-const ceiling = await autocannon({
-  url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`,
-  connections: 16,
-  duration: ceilingSeconds,
-});
-await empty.close();
-console.log(
-  `empty Fastify route (ceiling, 16 connections, ${ceilingSeconds} s): ${Math.round(ceiling.requests.average)} req/s, ` +
-    `p50 ${ceiling.latency.p50} ms, p99 ${ceiling.latency.p99} ms`,
+async function saturated(
+  title: string,
+  url: string,
+  path: () => string,
+  requestHeaders: Record<string, string>,
+) {
+  const result = await autocannon({
+    url,
+    connections: 16,
+    duration: ceilingSeconds,
+    requests: [
+      { method: 'GET', headers: requestHeaders, setupRequest: (request) => ({ ...request, path: path() }) },
+    ],
+  });
+  const bad = result.errors + result.timeouts + (result.non2xx ?? 0);
+  console.log(
+    `  ${title}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, ` +
+      `p99 ${result.latency.p99} ms, non-2xx/errors ${bad}`,
+  );
+}
+console.log(`HTTP, 16 connections, ${ceilingSeconds} s each (autocannon):`);
+await saturated('empty Fastify route (ceiling)', emptyBase, () => '/', {});
+await profiled(values['profile-http'], () =>
+  saturated('GET /audit/bench/proof/inclusion', base, inclusionPath, headers),
 );
+await saturated('GET /audit/bench/proof/consistency', base, consistencyPath, headers);
+await empty.close();
+await app.close();
+await cleanup();
+
+async function listen(server: { listen(options: { port: number; host: string }): Promise<string> }) {
+  return server.listen({ port: 0, host: '127.0.0.1' });
+}

@@ -1,9 +1,13 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { assertHash, HASH_SIZE, hashFromHex } from './encoding.js';
 import { TransparencyFormatError } from './errors.js';
 
-const LEAF_PREFIX = new Uint8Array([0x00]);
-const NODE_PREFIX = new Uint8Array([0x01]);
+// The inputs of the two hashes, filled in place and hashed at once with `crypto.hash` (about a
+// third faster than three `update` calls; an append hashes about two of them per entry).
+const leafInput = new Uint8Array(1 + HASH_SIZE);
+const nodeInput = new Uint8Array(1 + 2 * HASH_SIZE);
+leafInput[0] = 0x00;
+nodeInput[0] = 0x01;
 
 /**
  * The hash of the empty tree (RFC 9162 §2.1.1): SHA-256 of nothing. A fresh copy on every call.
@@ -36,7 +40,8 @@ export function leafHash(entryHash: string | Uint8Array): Uint8Array {
   if (!(bytes instanceof Uint8Array) || bytes.length !== HASH_SIZE) {
     throw new TransparencyFormatError('HASH_MALFORMED', `an entry hash must be ${HASH_SIZE} bytes`);
   }
-  return new Uint8Array(createHash('sha256').update(LEAF_PREFIX).update(bytes).digest());
+  leafInput.set(bytes, 1);
+  return new Uint8Array(hash('sha256', leafInput, 'buffer'));
 }
 
 /**
@@ -52,7 +57,9 @@ export function leafHash(entryHash: string | Uint8Array): Uint8Array {
 export function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
   assertHash(left, 'left');
   assertHash(right, 'right');
-  return new Uint8Array(createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest());
+  nodeInput.set(left, 1);
+  nodeInput.set(right, 1 + HASH_SIZE);
+  return new Uint8Array(hash('sha256', nodeInput, 'buffer'));
 }
 
 /**

@@ -381,9 +381,20 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     app.addHook('onReady', async () => services.webhookWorker.start(config.webhookPollMs));
     app.addHook('onClose', async () => services.webhookWorker.stop());
 
-    // Witness pushes (contract §15): every instance polls; a duplicate push is answered 409 or cosigned again.
-    app.addHook('onReady', async () => services.witnessPusher.start(config.webhookPollMs));
-    app.addHook('onClose', async () => services.witnessPusher.stop());
+    // Witness pushes (contract §15): a checkpoint this instance signs is pushed at once; every
+    // instance also polls (failed pushes, checkpoints another instance signed). A duplicate push is
+    // answered 409 or cosigned again.
+    let stopPrompting: (() => void) | undefined;
+    app.addHook('onReady', async () => {
+      stopPrompting = services.transparency.onCheckpointSigned((tenantId) =>
+        services.witnessPusher.checkpointSigned(tenantId),
+      );
+      services.witnessPusher.start(config.webhookPollMs);
+    });
+    app.addHook('onClose', async () => {
+      stopPrompting?.();
+      await services.witnessPusher.stop();
+    });
 
     // Connector health: every instance polls for due checks; claims keep a check from running twice.
     app.addHook('onReady', async () =>

@@ -40,6 +40,12 @@ export interface ConsistencyProof {
   proof: string[];
 }
 
+/**
+ * Told, synchronously, of every checkpoint note this service signs and stores (on the cadence, on
+ * demand, for a receipt). It must return at once and never throw: it runs in the signing request.
+ */
+export type CheckpointSignedListener = (tenantId: string, treeSize: number) => void;
+
 const sealContext = (tenantId: string) => `log-key:${tenantId}`;
 
 /** A 400 naming the query parameter, as contract §15 asks for every refused proof request. */
@@ -59,6 +65,7 @@ export function createTransparencyService(deps: {
   originPrefix: string;
 }) {
   const { storage, clock, secretBox } = deps;
+  const signedListeners = new Set<CheckpointSignedListener>();
 
   function toLogKey(stored: StoredLogKey): LogKey {
     const seed = secretBox.open(stored.sealedSeed, sealContext(stored.tenantId));
@@ -110,10 +117,22 @@ export function createTransparencyService(deps: {
       note,
       createdAt: clock(),
     });
+    for (const listener of signedListeners) listener(tenantId, size);
     return (await logCheckpointRepository.atSize(storage.db, tenantId, size))?.note ?? note;
   }
 
   return {
+    /**
+     * Calls `listener` after each note this service signs and stores (the witness pusher pushes it
+     * at once, contract §15); returns the function that stops the calls.
+     */
+    onCheckpointSigned(listener: CheckpointSignedListener): () => void {
+      signedListeners.add(listener);
+      return () => {
+        signedListeners.delete(listener);
+      };
+    },
+
     /** The verifier key text `<origin>+<key ID>+<base64(0x01 ‖ public key)>`. */
     async verifierKey(tenantId: string): Promise<string> {
       return (await logKey(tenantId)).verifierKey;

@@ -164,8 +164,22 @@ export function createWitnessPusher(deps: WitnessPusherDeps) {
     }
   }
 
-  /** Pushes the tenant's latest checkpoint to each witness that is due and has not cosigned it. */
-  async function pushTenant(tenantId: string): Promise<void> {
+  /** The tenants being pushed now (by a poll round or a prompt push), so that one push runs at a time. */
+  const pushing = new Map<string, Promise<void>>();
+
+  /**
+   * Pushes the tenant's latest checkpoint to each witness that is due and has not cosigned it; when
+   * a push of the tenant is running already, waits for that one instead.
+   */
+  function pushTenant(tenantId: string): Promise<void> {
+    const running = pushing.get(tenantId);
+    if (running) return running;
+    const push = pushTenantNow(tenantId).finally(() => pushing.delete(tenantId));
+    pushing.set(tenantId, push);
+    return push;
+  }
+
+  async function pushTenantNow(tenantId: string): Promise<void> {
     const set = await witnessRepository.get(storage.db, tenantId);
     if (!set || set.witnesses.length === 0) return;
     const latest = await source.latest(tenantId);
@@ -185,7 +199,65 @@ export function createWitnessPusher(deps: WitnessPusherDeps) {
   }
 
   const poller = createPoller({ runOnce, batchSize, onError: deps.onError });
-  return { runOnce, pushTenant, start: poller.start, stop: poller.stop };
+  /** Tenants with a prompt push queued or running; `again` when another checkpoint came meanwhile. */
+  const prompt = new Map<string, { again: boolean }>();
+  const promptRuns = new Set<Promise<void>>();
+  let stopped = false;
+
+  /**
+   * A checkpoint of the tenant was just signed: pushes the tenant's latest checkpoint to its due
+   * witnesses soon, on a later turn of the event loop, so the request that signed it neither waits
+   * for the witnesses nor sees their failures (those back off on the retry schedule as in a poll
+   * round; a witness waiting out its backoff is not pushed). Checkpoints signed while a push of the
+   * tenant runs are covered by one more push after it. Returns at once and never throws.
+   */
+  function checkpointSigned(tenantId: string): void {
+    if (stopped) return;
+    const queued = prompt.get(tenantId);
+    if (queued) {
+      queued.again = true;
+      return;
+    }
+    const state = { again: true };
+    prompt.set(tenantId, state);
+    const run = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(async () => {
+        while (state.again && !stopped) {
+          state.again = false;
+          const running = pushing.get(tenantId);
+          if (running) {
+            // A push that started before this checkpoint may not carry it: push once more after it.
+            await running.catch(() => undefined);
+            state.again = true;
+            continue;
+          }
+          await pushTenant(tenantId);
+        }
+      })
+      .catch(deps.onError)
+      .finally(() => {
+        prompt.delete(tenantId);
+        promptRuns.delete(run);
+      });
+    promptRuns.add(run);
+  }
+
+  return {
+    runOnce,
+    pushTenant,
+    checkpointSigned,
+    /** Polls every `pollMs` (the safety net: pushes that failed, other instances' checkpoints). */
+    start(pollMs: number): void {
+      stopped = false;
+      poller.start(pollMs);
+    },
+    /** Stops polling and prompt pushes, and waits for the pushes in progress. */
+    async stop(): Promise<void> {
+      stopped = true;
+      await poller.stop();
+      await Promise.all([...promptRuns]);
+    },
+  };
 }
 
 export type WitnessPusher = ReturnType<typeof createWitnessPusher>;
