@@ -4,10 +4,13 @@
 // of --revocations entries (100,000 by default: synthetic pages served before the service's own).
 // Run: npx tsx --conditions=development bench/physical-tokens.ts [--duration 10] [--connections 32]
 //      [--revocations 100000] [--edge-only] [--profile edge.cpuprofile]
+//      [--profile-http allow.cpuprofile]
+// The HTTP runs start with an empty Fastify route, the ceiling of the same run.
 import { createPublicKey, type JsonWebKey, randomUUID, verify } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { EdgeVerifier } from '@authority-runtime/sdk';
 import autocannon from 'autocannon';
+import Fastify from 'fastify';
 import { loadConfig } from '../packages/server/src/config/config.js';
 import { DEFAULT_PHYSICAL_POLICY } from '../packages/server/src/physical/domain/index.js';
 import { profiled } from './cpu-profile.js';
@@ -24,6 +27,8 @@ const { values } = parseArgs({
     'edge-only': { type: 'boolean', default: false },
     // Writes a CPU profile of the verification loop.
     profile: { type: 'string' },
+    // Writes a CPU profile of the server's thread during the ALLOW run at 500 req/s.
+    'profile-http': { type: 'string' },
   },
 });
 const duration = Number(values.duration);
@@ -99,17 +104,29 @@ if (first.decision !== 'ALLOW') throw new Error(`expected ALLOW, got ${JSON.stri
 const url = `${server.base}/v1/physical/authority-tokens`;
 const request = { method: 'POST' as const, headers: json, body: JSON.stringify(issuance) };
 if (!values['edge-only']) {
+  const empty = Fastify();
+  empty.get('/', async () => ({ ok: true }));
+  await empty.listen({ port: 0, host: '127.0.0.1' });
+  const emptyAddress = empty.server.address();
+  await measure(
+    'empty Fastify route (ceiling)',
+    `http://127.0.0.1:${typeof emptyAddress === 'object' && emptyAddress ? emptyAddress.port : 0}/`,
+    {},
+  );
+  await empty.close();
   // Warm up: JIT, statement caches.
   await autocannon({ url, connections: 4, amount: 500, ...request });
   await measure('POST /physical/authority-tokens ALLOW (RSA-2048, snapshot)', url, request);
   // autocannon paces a fixed rate per connection and starts every connection at the same instant,
   // so N connections at 500 req/s arrive as bursts of N requests every N × 2 ms; 8 connections keep
   // the bursts small enough that the p99 measures a request, not the drain of a burst.
-  await measure('POST /physical/authority-tokens ALLOW at 500 req/s, 8 conns', url, {
-    ...request,
-    connections: 8,
-    overallRate: 500,
-  });
+  await profiled(values['profile-http'], () =>
+    measure('POST /physical/authority-tokens ALLOW at 500 req/s, 8 conns', url, {
+      ...request,
+      connections: 8,
+      overallRate: 500,
+    }),
+  );
 }
 
 const metrics = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;

@@ -231,6 +231,9 @@ export function remoteJwks(url: string | URL, options: RemoteJwksOptions = {}): 
     },
     async getKey(kid) {
       const now = clock();
+      // The common case, a fresh set that holds the kid, answers without waiting on anything.
+      const fresh = keys !== undefined && now - loadedAt < maxAge ? keys.get(kid) : undefined;
+      if (fresh !== undefined) return fresh;
       if (!(await loaded(now)).has(kid)) await refresh(now);
       return keys?.get(kid);
     },

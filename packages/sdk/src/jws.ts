@@ -22,8 +22,11 @@ const MIN_RSA_BITS = 2048;
 
 /** @internal A compact JWS that passed the structural checks; nothing in it is verified yet. */
 export interface CompactJwsParts {
-  /** The decoded protected header: a JSON object with a string `alg` and a non-empty string `kid`. */
-  header: Record<string, unknown> & { alg: string; kid: string };
+  /**
+   * The decoded protected header: a JSON object with a string `alg` and a non-empty string `kid`.
+   * Frozen: tokens with the same header text share one decoded header.
+   */
+  header: Readonly<Record<string, unknown>> & { readonly alg: string; readonly kid: string };
   /** The JWS itself. */
   compact: string;
 }
@@ -53,14 +56,62 @@ export function splitCompactJws(
 ): CompactJwsParts | string {
   if (typeof value !== 'string') return `${subject} is not a string`;
   if (value.length > maxLength) return `${subject} is too long`;
+  // The common case in one pass: three base64url parts, header and payload non-empty. Anything
+  // else takes the part-by-part path below, which names the first problem.
+  if (!COMPACT_JWS.test(value)) {
+    const problem = shapeProblem(value, subject);
+    if (problem !== undefined) return problem;
+  }
+  const headerEnd = value.indexOf('.');
+  const payloadEnd = value.indexOf('.', headerEnd + 1);
+  const problem =
+    partProblem(value, 0, headerEnd) ??
+    partProblem(value, headerEnd + 1, payloadEnd) ??
+    partProblem(value, payloadEnd + 1, value.length);
+  if (problem !== undefined) return problem;
+  const header = decodeHeader(value.slice(0, headerEnd));
+  return typeof header === 'string' ? header : { header, compact: value };
+}
+
+/** Three base64url parts, the header and payload non-empty: the shape of every token minted. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** Why `value` is not three non-empty canonical base64url parts: the first problem, part by part. */
+function shapeProblem(value: string, subject: string): string | undefined {
   const parts = value.split('.');
   if (parts.length !== 3) return `${subject} does not have three parts`;
   const [headerPart, payloadPart] = parts as [string, string, string];
   if (headerPart === '' || payloadPart === '') return 'empty header or payload';
+  let start = 0;
   for (const part of parts) {
-    if (!BASE64URL.test(part) || part.length % 4 === 1) return 'a part is not base64url';
-    if (!hasZeroPadBits(part)) return 'a part is not canonical base64url';
+    if (!BASE64URL.test(part)) return 'a part is not base64url';
+    const problem = partProblem(value, start, start + part.length);
+    if (problem !== undefined) return problem;
+    start += part.length + 1;
   }
+  return undefined;
+}
+
+/** Why `value[start, end)`, already known to hold base64url characters only, is not canonical base64url. */
+function partProblem(value: string, start: number, end: number): string | undefined {
+  const rest = (end - start) % 4;
+  if (rest === 1) return 'a part is not base64url';
+  if (!hasZeroPadBits(value, end, rest)) return 'a part is not canonical base64url';
+  return undefined;
+}
+
+/**
+ * Decoded headers by their base64url text: every token of a signing key carries the same header,
+ * so it is decoded and checked once. Only headers that passed the checks are kept, frozen, and the
+ * map is emptied when full, so made-up headers cannot grow it.
+ */
+const decodedHeaders = new Map<string, CompactJwsParts['header']>();
+const MAX_DECODED_HEADERS = 64;
+
+/** The checked protected header of `headerPart`, or why it is not one. */
+function decodeHeader(headerPart: string): CompactJwsParts['header'] | string {
+  const known = decodedHeaders.get(headerPart);
+  if (known !== undefined) return known;
   let header: unknown;
   try {
     header = JSON.parse(utf8.decode(Buffer.from(headerPart, 'base64url')));
@@ -70,23 +121,28 @@ export function splitCompactJws(
   if (!isRecord(header)) return 'the header is not a JSON object';
   if (typeof header.alg !== 'string') return 'the header has no alg';
   if (typeof header.kid !== 'string' || header.kid === '') return 'the header has no kid';
-  return { header: header as CompactJwsParts['header'], compact: value };
+  const checked = Object.freeze(header) as CompactJwsParts['header'];
+  if (decodedHeaders.size >= MAX_DECODED_HEADERS) decodedHeaders.clear();
+  decodedHeaders.set(headerPart, checked);
+  return checked;
 }
 
 const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /**
- * Whether the bits a base64url text carries beyond its last whole byte are zero: exactly when
- * decoding and encoding again gives the same text (the text is already known to be base64url of a
- * length other than 4n + 1). Two characters of a group carry one byte and 4 spare bits, three carry
- * two bytes and 2 spare bits.
+ * Whether the bits a base64url text ending at `end`, of length 4n + `rest` (`rest` is not 1),
+ * carries beyond its last whole byte are zero: exactly when decoding and encoding again gives the
+ * same text. Two characters of a group carry one byte and 4 spare bits, three carry two bytes and 2
+ * spare bits.
  */
-function hasZeroPadBits(part: string): boolean {
-  const rest = part.length % 4;
+function hasZeroPadBits(value: string, end: number, rest: number): boolean {
   if (rest === 0) return true;
-  const last = BASE64URL_ALPHABET.indexOf(part.charAt(part.length - 1));
+  const last = BASE64URL_ALPHABET.indexOf(value.charAt(end - 1));
   return (last & (rest === 2 ? 0b1111 : 0b11)) === 0;
 }
+
+/** @internal What {@link resolveKey} found. */
+export type ResolvedKey = { jwk: JWK } | { unknown: string } | { unavailable: string };
 
 /**
  * @internal
@@ -100,10 +156,7 @@ function hasZeroPadBits(part: string): boolean {
  * if ('jwk' in found) use(found.jwk);
  * ```
  */
-export async function resolveKey(
-  source: KeySource,
-  kid: string,
-): Promise<{ jwk: JWK } | { unknown: string } | { unavailable: string }> {
+export async function resolveKey(source: KeySource, kid: string): Promise<ResolvedKey> {
   let jwk: JWK | undefined;
   try {
     jwk = await source.getKey(kid);
@@ -132,15 +185,15 @@ export async function resolveKey(
  *
  * @example
  * ```ts
- * const checked = await verifyCompactJws(parts, jwk);
+ * const checked = verifyCompactJws(parts, jwk);
  * if ('problem' in checked) return fail('SIGNATURE_VERIFICATION_FAILED', checked.problem);
  * const claims = JSON.parse(new TextDecoder().decode(checked.payload));
  * ```
  */
-export async function verifyCompactJws(
+export function verifyCompactJws(
   parts: CompactJwsParts,
   jwk: JWK,
-): Promise<{ payload: Uint8Array; alg: SupportedAlgorithm } | { problem: string }> {
+): { payload: Uint8Array; alg: SupportedAlgorithm } | { problem: string } {
   const bound = keyAlgorithm(jwk);
   if ('problem' in bound) return { problem: `unusable key: ${bound.problem}` };
   if (parts.header.alg !== bound.alg) {
@@ -167,7 +220,7 @@ export async function verifyCompactJws(
   }
   if (!valid) return { problem: 'signature check failed: signature verification failed' };
   const payloadPart = parts.compact.slice(parts.compact.indexOf('.') + 1, signedEnd);
-  return { payload: new Uint8Array(Buffer.from(payloadPart, 'base64url')), alg: bound.alg };
+  return { payload: Buffer.from(payloadPart, 'base64url'), alg: bound.alg };
 }
 
 function checkSignature(alg: SupportedAlgorithm, key: KeyObject, data: Buffer, signature: Buffer): boolean {
@@ -278,7 +331,7 @@ export async function verifySignedStatement(
   const found = await resolveKey(expected.keys, kid);
   if ('unavailable' in found) return found;
   if ('unknown' in found) return { problem: `${found.unknown} (kid ${kid})` };
-  const verified = await verifyCompactJws(parts, found.jwk);
+  const verified = verifyCompactJws(parts, found.jwk);
   if ('problem' in verified) return verified;
   let text: string;
   try {

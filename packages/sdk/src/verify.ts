@@ -298,7 +298,7 @@ export async function verifyTokenSignature(
   if ('unknown' in found) return fail('KID_MISMATCH', found.unknown);
 
   // 3. Signature, issuer, audience. The algorithm is the key's, never the header's choice.
-  const verified = await verifyCompactJws(parts, found.jwk);
+  const verified = verifyCompactJws(parts, found.jwk);
   if ('problem' in verified) return fail('SIGNATURE_VERIFICATION_FAILED', verified.problem);
   const claims = decodeClaims(verified.payload);
   if (typeof claims === 'string') return fail('TOKEN_MALFORMED', claims);

@@ -3,6 +3,10 @@ import { GENESIS_HASH } from './audit-entry.js';
 
 /** Length of `,"previousHash":"<64 hex digits>"`. */
 const PREVIOUS_HASH_MEMBER_LENGTH = ',"previousHash":""'.length + 64;
+const PREVIOUS_HASH_OPEN = ',"previousHash":"';
+const INDEX_OPEN = ',"index":';
+const INTENT_ID_OPEN = ',"intentId":';
+const QUOTE = 0x22;
 
 export type ChainBreakReason =
   | 'ENTRY_HASH_MISMATCH'
@@ -64,16 +68,19 @@ export class ChainVerifier {
       return { brokenAt: Math.min(stored.index, this.expectedIndex), reason: 'INDEX_GAP' };
     }
     const text = stored.canonical;
-    const indexAt = text.indexOf(',"index":');
-    const consistent =
-      sha256Hex(text) === stored.entryHash &&
-      indexAt >= 0 &&
-      text.startsWith(`,"index":${stored.index},"intentId":`, indexAt) &&
-      text.endsWith(this.tenantTail);
-    if (!consistent) return { brokenAt: stored.index, reason: 'ENTRY_HASH_MISMATCH' };
+    if (!this.#namesIndexAndTenant(text, stored.index) || sha256Hex(text) !== stored.entryHash) {
+      return { brokenAt: stored.index, reason: 'ENTRY_HASH_MISMATCH' };
+    }
     if (this.previousHash !== undefined) {
+      // `,"previousHash":"<previous>"` at its place, compared piece by piece.
       const linkAt = text.length - this.tenantTail.length - PREVIOUS_HASH_MEMBER_LENGTH;
-      if (!text.startsWith(`,"previousHash":"${this.previousHash}"`, linkAt)) {
+      const hashAt = linkAt + PREVIOUS_HASH_OPEN.length;
+      if (
+        linkAt < 0 ||
+        !text.startsWith(PREVIOUS_HASH_OPEN, linkAt) ||
+        !text.startsWith(this.previousHash, hashAt) ||
+        text.charCodeAt(hashAt + this.previousHash.length) !== QUOTE
+      ) {
         return { brokenAt: stored.index, reason: 'PREVIOUS_HASH_MISMATCH' };
       }
     }
@@ -84,7 +91,18 @@ export class ChainVerifier {
     return null;
   }
 
-  /** Index the next entry must have. */
+  /**
+   * Whether the text's first `,"index":` is followed by exactly `index` and `,"intentId":`, and the
+   * text ends with the tenant's member: compared in place, without building the expected pieces.
+   */
+  #namesIndexAndTenant(text: string, index: number): boolean {
+    const indexAt = text.indexOf(INDEX_OPEN);
+    if (indexAt < 0 || !text.endsWith(this.tenantTail)) return false;
+    const digits = String(index);
+    const digitsAt = indexAt + INDEX_OPEN.length;
+    return text.startsWith(digits, digitsAt) && text.startsWith(INTENT_ID_OPEN, digitsAt + digits.length);
+  }
+
   get nextIndex(): number {
     return this.expectedIndex;
   }

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type AuditEvent, GENESIS_HASH, sealEntry } from '../../src/chain/audit-entry.js';
-import { ChainVerifier } from '../../src/chain/chain-verifier.js';
+import { type ChainBreak, ChainVerifier, type StoredEntry } from '../../src/chain/chain-verifier.js';
+import { canonicalJson, sha256Hex } from '../../src/crypto/canonical-json.js';
 
 const TRAPS = [
   ',"index":0,"intentId":null',
@@ -110,5 +111,63 @@ describe('ChainVerifier', () => {
     assert.ok(entry);
     const altered = { ...entry, canonical: entry.canonical.replace('"payload":1', '"payload":2') };
     assert.deepEqual(verify('acme', [altered]), { brokenAt: 0, reason: 'ENTRY_HASH_MISMATCH' });
+  });
+
+  it('decides every rehashed mutation of the members it reads as the comparison of whole expected members does', () => {
+    // The verifier compares the members in place, piece by piece; this reference builds each
+    // expected member as a string and compares it whole (the implementation before issue 19's
+    // second pass). Texts are mutated next to the index, previous hash and tenant members, then
+    // rehashed, so that only those comparisons can refuse them.
+    function reference(tenant: string, entries: StoredEntry[]): ChainBreak | null {
+      const tail = `,"tenantId":${canonicalJson(tenant)}}`;
+      let previous = GENESIS_HASH;
+      for (const [expected, stored] of entries.entries()) {
+        if (stored.index !== expected)
+          return { brokenAt: Math.min(stored.index, expected), reason: 'INDEX_GAP' };
+        const text = stored.canonical;
+        const indexAt = text.indexOf(',"index":');
+        const consistent =
+          sha256Hex(text) === stored.entryHash &&
+          indexAt >= 0 &&
+          text.startsWith(`,"index":${stored.index},"intentId":`, indexAt) &&
+          text.endsWith(tail);
+        if (!consistent) return { brokenAt: stored.index, reason: 'ENTRY_HASH_MISMATCH' };
+        const linkAt = text.length - tail.length - (',"previousHash":""'.length + 64);
+        if (!text.startsWith(`,"previousHash":"${previous}"`, linkAt)) {
+          return { brokenAt: stored.index, reason: 'PREVIOUS_HASH_MISMATCH' };
+        }
+        previous = stored.entryHash;
+      }
+      return null;
+    }
+    const anchors = [',"index":', ',"intentId":', ',"previousHash":"', ',"tenantId":'];
+    fc.assert(
+      fc.property(
+        tenantArb,
+        fc.array(eventArb, { minLength: 1, maxLength: 4 }),
+        fc.nat(),
+        fc.constantFrom(...anchors),
+        fc.integer({ min: -3, max: 90 }),
+        fc.constantFrom('delete', 'insert', 'replace'),
+        fc.constantFrom('"', '0', '1', 'f', ',', '}', 'x'),
+        (tenant, events, pick, anchor, offset, edit, character) => {
+          const entries: StoredEntry[] = sealChain(tenant, events);
+          const at = pick % entries.length;
+          const entry = entries[at] as StoredEntry;
+          const base = entry.canonical.lastIndexOf(anchor);
+          const position = Math.min(Math.max(0, base + offset), entry.canonical.length);
+          const text = entry.canonical;
+          const mutated =
+            edit === 'delete'
+              ? text.slice(0, position) + text.slice(position + 1)
+              : edit === 'insert'
+                ? text.slice(0, position) + character + text.slice(position)
+                : text.slice(0, position) + character + text.slice(position + 1);
+          entries[at] = { index: at, canonical: mutated, entryHash: sha256Hex(mutated) };
+          assert.deepEqual(verify(tenant, entries), reference(tenant, entries));
+        },
+      ),
+      { numRuns: 3_000 },
+    );
   });
 });

@@ -358,6 +358,45 @@ for (const engine of ENGINES) {
         assert.equal(redeemed.length, 1);
       });
 
+      it('decisions written together: a refused redemption among plain issues fails alone, each decision recorded once', async () => {
+        const goal = moveGoal({ parameters: { x: 8 } });
+        const ticketId = await escalate(goal);
+        assert.equal((await decide(ticketId, { decision: 'approved' })).statusCode, 200);
+        const redeem = tokenBody({ goal, physicalState: clearState(now()), operatorTicketId: ticketId });
+        assert.equal((await issue(t, agent, redeem)).statusCode, 200);
+        const before = (await decisionRows(t, 'acme')).length;
+        // Arriving together, these share a transaction; the consumed ticket's refusal rolls it back,
+        // then every decision is written on its own.
+        const bodies = [
+          tokenBody({ physicalState: clearState(now()) }),
+          redeem,
+          tokenBody({ physicalState: clearState(now()) }),
+          tokenBody({ physicalState: clearState(now()) }),
+        ];
+        const answers = await Promise.all(bodies.map((body) => issue(t, agent, body)));
+        assert.deepEqual(
+          answers.map((res) => res.statusCode),
+          [200, 409, 200, 200],
+          answers.map((res) => res.body).join('\n'),
+        );
+        assert.equal(answers[1]?.json().error.details.status, 'consumed');
+        const rows = (await decisionRows(t, 'acme')).slice(before);
+        assert.deepEqual(
+          rows.map((row) => row.token_jti).sort(),
+          answers
+            .filter((res) => res.statusCode === 200)
+            .map((res) => res.json().tokenJti)
+            .sort(),
+        );
+        const issued = await chainEvents(t, 'acme', 'physical.token.issued');
+        for (const res of answers.filter((r) => r.statusCode === 200)) {
+          const jti = res.json().tokenJti;
+          assert.equal(issued.filter((event) => JSON.stringify(event).includes(jti)).length, 1);
+        }
+        const chain = await t.app.inject({ method: 'POST', url: '/audit/verify-chain', headers: owner });
+        assert.equal(chain.json().valid, true, chain.body);
+      });
+
       it('a deny clause still wins over an approved ticket, and the denied re-issue leaves it redeemable', async () => {
         const goal = moveGoal();
         const ticketId = await escalate(goal);
