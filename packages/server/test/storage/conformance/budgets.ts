@@ -66,5 +66,29 @@ export function budgetConformance(c: Conformance): void {
       );
       assert.deepEqual(await budgetRepository.counters(c.storage.db, tenant, 'bot', [0]), []);
     });
+    it('deletes the counters of windows that started before a time, of every tenant, and no later ones', async () => {
+      const tenant = await newTenant(c);
+      const other = await newTenant(c);
+      const { budgetRepository } = c.repos;
+      // Far in the future, so that the other sections' counters are older still and deleted too.
+      const past = 4_000_000_000_000;
+      const current = past + 86_400_000;
+      for (const [tenantId, windowStart] of [
+        [tenant, past],
+        [tenant, current],
+        [other, past],
+      ] as const) {
+        await c.storage.writeTransaction((trx) =>
+          budgetRepository.take(trx, { tenantId, actorId: 'bot', budgetId: 'b', windowStart }, 5),
+        );
+      }
+      const deleted = await c.storage.writeTransaction((trx) => budgetRepository.deletePast(trx, current));
+      assert.ok(deleted >= 2, `deleted ${deleted}`);
+      assert.deepEqual(await budgetRepository.counters(c.storage.db, tenant, 'bot', [past, current]), [
+        { budgetId: 'b', windowStart: current, approved: 1 },
+      ]);
+      assert.deepEqual(await budgetRepository.counters(c.storage.db, other, 'bot', [past]), []);
+      assert.equal(await c.storage.writeTransaction((trx) => budgetRepository.deletePast(trx, current)), 0);
+    });
   });
 }
