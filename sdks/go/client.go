@@ -7,6 +7,7 @@ import (
 	mathrand "math/rand"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -203,6 +204,24 @@ func (c *Client) JWKS(ctx context.Context) (JWKS, error) {
 // JWKSArchive returns the tenant's RETIRED public keys, which still verify receipts.
 func (c *Client) JWKSArchive(ctx context.Context) (JWKS, error) {
 	return c.keySet(ctx, "jwks-archive.json")
+}
+
+// LogKey returns the tenant's log verifier key, `<origin>+<key ID>+<base64>` as
+// GET /.well-known/authority/:tenantId/log-key serves it (without its newline): the key that
+// VerifyCheckpoint and a version-2 VerifyReceipt check against. Pin it once, out of band; an
+// answer that is not an Ed25519 (0x01) verifier key is an INVALID_RESPONSE error.
+func (c *Client) LogKey(ctx context.Context) (string, error) {
+	path := "/.well-known/authority/" + url.PathEscape(c.TenantID) + "/log-key"
+	answer, err := c.t.do(ctx, call{method: http.MethodGet, path: path, text: true})
+	if err != nil {
+		return "", err
+	}
+	key := strings.TrimSuffix(string(answer.body), "\n")
+	parsed, err := ParseVerifierKey(key)
+	if err != nil || parsed.Type != Ed25519KeyType {
+		return "", &APIError{Status: answer.status, Code: "INVALID_RESPONSE", Message: "the answer is not a log verifier key", RequestID: answer.requestID}
+	}
+	return key, nil
 }
 
 func (c *Client) keySet(ctx context.Context, name string) (JWKS, error) {

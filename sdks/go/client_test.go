@@ -283,3 +283,41 @@ func TestNewClientRefusesBadSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestLogKeyReadsTheTextAndRefusesAnythingElse(t *testing.T) {
+	key := acmeLog.verifierKey()
+	text := func(status int, body string) func(http.ResponseWriter, *http.Request) {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("authorization") != "" || r.Header.Get("accept") != "text/plain" {
+				t.Errorf("the log key is public and text: authorization %q, accept %q", r.Header.Get("authorization"), r.Header.Get("accept"))
+			}
+			w.Header().Set("content-type", "text/plain; charset=utf-8")
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, body)
+		}
+	}
+	server := newScripted(t,
+		text(200, key+"\n"),
+		text(200, "not a key\n"),
+		text(200, noteKeyFor("witness.example", "w").verifierKey()[:10]+"\n"),
+		reply(404, envelope("NOT_FOUND")),
+	)
+	client, err := NewClient(server.server.URL, "acme", "service_live_x", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := client.LogKey(context.Background())
+	if err != nil || got != key {
+		t.Fatalf("LogKey = %q, %v; want %q", got, err, key)
+	}
+	if !strings.HasSuffix(server.seen[0].URL.Path, "/.well-known/authority/acme/log-key") {
+		t.Fatalf("path %s", server.seen[0].URL.Path)
+	}
+	for _, want := range []string{"INVALID_RESPONSE", "INVALID_RESPONSE", "NOT_FOUND"} {
+		_, err := client.LogKey(context.Background())
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || apiErr.Code != want {
+			t.Fatalf("LogKey error = %v, want %s", err, want)
+		}
+	}
+}

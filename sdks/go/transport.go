@@ -82,6 +82,8 @@ type call struct {
 	// results are error statuses whose non-envelope body is a result (a DENIED decision).
 	results       []int
 	authenticated bool
+	// text asks for a text/plain answer (the log key), returned as it is rather than as JSON.
+	text bool
 }
 
 // do sends one logical request, retrying 429 (after retry-after), 500, 502, 503, 504 and network
@@ -129,6 +131,9 @@ func (t *transport) attempt(ctx context.Context, c call, target string, payload 
 		return nil, &APIError{Code: "NETWORK_ERROR", Message: err.Error()}
 	}
 	request.Header.Set("accept", "application/json")
+	if c.text {
+		request.Header.Set("accept", "text/plain")
+	}
 	request.Header.Set("user-agent", userAgent)
 	if c.authenticated {
 		request.Header.Set("authorization", "Bearer "+t.apiKey)
@@ -158,7 +163,7 @@ func (t *transport) attempt(ctx context.Context, c call, target string, payload 
 		out.parsed, _ = parseJSON(raw)
 	}
 	if answer.StatusCode >= 200 && answer.StatusCode < 300 {
-		if out.parsed == nil {
+		if out.parsed == nil && !c.text {
 			return nil, &APIError{Status: answer.StatusCode, Code: "INVALID_RESPONSE", Message: "the answer is not JSON", RequestID: out.requestID}
 		}
 		return out, nil

@@ -5,7 +5,6 @@ never skip."""
 from __future__ import annotations
 
 import os
-import urllib.request
 import uuid
 from dataclasses import dataclass
 
@@ -28,13 +27,6 @@ class Service:
     @property
     def jwks_url(self) -> str:
         return f"{self.url.rstrip('/')}/.well-known/authority/{self.tenant}/jwks.json"
-
-    def log_key(self) -> str:
-        """The tenant's log verifier key, as ``GET /.well-known/authority/:tenantId/log-key`` serves it."""
-        url = f"{self.url.rstrip('/')}/.well-known/authority/{self.tenant}/log-key"
-        with urllib.request.urlopen(url, timeout=10) as answer:  # noqa: S310 (the service under test)
-            text: str = answer.read().decode("utf-8")
-        return text
 
 
 def service() -> Service:

@@ -196,3 +196,29 @@ class DecisionMapping(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LogKey(unittest.TestCase):
+    KEY = "audit.example.com/audit/acme+730c79dd+AcLr7trNFADB60EYPAQoGCoZEL1HjgiLW84cXB+duvZ7"
+    # Well-formed text whose key ID does not match its name and key.
+    WRONG_ID = "audit.example.com/audit/acme+0a1b2c3d+AcLr7trNFADB60EYPAQoGCoZEL1HjgiLW84cXB+duvZ7"
+
+    def test_reads_the_public_text_and_refuses_anything_else(self) -> None:
+        text = {"content-type": "text/plain; charset=utf-8"}
+        script: list[Any] = [
+            (200, text, f"{self.KEY}\n".encode()),
+            (200, text, b"not a key\n"),
+            (200, text, f"{self.WRONG_ID}\n".encode()),
+            (200, text, b"\xff\xfe"),
+            (404, {}, envelope("NOT_FOUND")),
+        ]
+        with StubServer(script) as server:
+            client = AuthorityClient(server.url, "acme", "service_live_x")
+            self.assertEqual(client.log_key(), self.KEY)
+            for code in ("INVALID_RESPONSE", "INVALID_RESPONSE", "INVALID_RESPONSE", "NOT_FOUND"):
+                with self.assertRaises(AuthorityApiError) as raised:
+                    client.log_key()
+                self.assertEqual(raised.exception.code, code)
+        self.assertEqual(server.seen[0].path, "/.well-known/authority/acme/log-key")
+        self.assertNotIn("authorization", server.seen[0].headers)
+        self.assertEqual(server.seen[0].headers["accept"], "text/plain")

@@ -92,7 +92,7 @@ class LiveLoop(unittest.TestCase):
         pinned = {"keys": self.client.jwks()["keys"] + self.client.jwks_archive()["keys"]}
         served = self.client.get_receipt(decision.intent_id)
         self.assertEqual(served["receiptVersion"], 2)
-        receipt = verify_receipt(served, pinned, expected_tenant_id=self.live.tenant, log_key=self.live.log_key())
+        receipt = verify_receipt(served, pinned, expected_tenant_id=self.live.tenant, log_key=self.client.log_key())
         self.assertTrue(receipt.valid, receipt.detail)
         self.assertEqual((receipt.token_claims or {}).get("nonce"), result.claims["nonce"])
         self.assertEqual(verify_receipt(served, pinned).reason, "LOG_KEY_MISSING")
@@ -106,7 +106,7 @@ class LiveLoop(unittest.TestCase):
         self.assertEqual(decision.response["authorityDecision"]["decision"], "DENIED")
         self.assertTrue(decision.reason)
         pinned = {"keys": self.client.jwks()["keys"]}
-        receipt = verify_receipt(self.client.get_receipt(decision.intent_id), pinned, log_key=self.live.log_key())
+        receipt = verify_receipt(self.client.get_receipt(decision.intent_id), pinned, log_key=self.client.log_key())
         self.assertTrue(receipt.valid, receipt.detail)
 
     def test_bad_input_is_an_error_with_the_envelope(self) -> None:

@@ -48,7 +48,7 @@ def service_url(base_url: str, path: str, query: Mapping[str, str] | None = None
 
 @dataclass(frozen=True)
 class Response:
-    """A parsed answer: the status, the JSON body and the request id."""
+    """A parsed answer: the status, the JSON body (the text, for a ``text`` request) and the request id."""
 
     status: int
     body: Any
@@ -118,12 +118,14 @@ class Transport:
         idempotency_key: str | None = None,
         results: frozenset[int] = frozenset(),
         authenticated: bool = True,
+        text: bool = False,
     ) -> Response:
         """The answer of a 2xx, or of an error status listed in ``results`` whose body is not the
-        error envelope (a DENIED decision, say); raises :class:`AuthorityApiError` otherwise."""
+        error envelope (a DENIED decision, say); raises :class:`AuthorityApiError` otherwise. With
+        ``text``, a 2xx body is returned as text rather than parsed as JSON (the log key)."""
         url = service_url(self.base_url, path, query)
         data = None if body is None else json.dumps(body, allow_nan=False).encode("utf-8")
-        headers = {"accept": "application/json", "user-agent": USER_AGENT}
+        headers = {"accept": "text/plain" if text else "application/json", "user-agent": USER_AGENT}
         if authenticated:
             headers["authorization"] = f"Bearer {self._api_key}"
             headers["x-tenant-id"] = self.tenant_id
@@ -135,7 +137,7 @@ class Transport:
         while True:
             attempt += 1
             try:
-                return self._attempt(method, url, data, headers, results)
+                return self._attempt(method, url, data, headers, results, text)
             except AuthorityApiError as error:
                 if not error.retryable or attempt >= self._max_attempts:
                     raise
@@ -147,7 +149,13 @@ class Transport:
                 self._sleep(wait)
 
     def _attempt(
-        self, method: str, url: str, data: bytes | None, headers: dict[str, str], results: frozenset[int]
+        self,
+        method: str,
+        url: str,
+        data: bytes | None,
+        headers: dict[str, str],
+        results: frozenset[int],
+        text_answer: bool = False,
     ) -> Response:
         request = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
@@ -166,6 +174,8 @@ class Transport:
         except ValueError:
             parsed = None
         if 200 <= status < 300:
+            if text_answer:
+                return Response(status, text, request_id)
             if parsed is None:
                 raise AuthorityApiError(status, "INVALID_RESPONSE", "the answer is not JSON", request_id=request_id)
             return Response(status, parsed, request_id)

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ._http import Transport
+from ._note import ED25519_KEY_TYPE, parse_verifier_key
 from .decision import Decision, PhysicalDecision
 from .errors import AuthorityApiError
 
@@ -181,6 +182,25 @@ class AuthorityClient:
         path = f"/.well-known/authority/{_path_id(self.tenant_id)}/jwks-archive.json"
         result: dict[str, Any] = self._transport.request("GET", path, authenticated=False).body
         return result
+
+    def log_key(self) -> str:
+        """The tenant's log verifier key, ``<origin>+<key ID>+<base64>``, as
+        ``GET /.well-known/authority/:tenantId/log-key`` serves it (without its newline): what
+        :func:`verify_checkpoint` and a version-2 :func:`verify_receipt` check against. Pin it once,
+        out of band. An answer that is not an Ed25519 (0x01) verifier key raises
+        :class:`AuthorityApiError` with ``INVALID_RESPONSE``."""
+        path = f"/.well-known/authority/{_path_id(self.tenant_id)}/log-key"
+        answer = self._transport.request("GET", path, authenticated=False, text=True)
+        key = str(answer.body).removesuffix("\n")
+        try:
+            parsed = parse_verifier_key(key)
+        except ValueError:
+            parsed = None
+        if parsed is None or parsed.type != ED25519_KEY_TYPE:
+            raise AuthorityApiError(
+                answer.status, "INVALID_RESPONSE", "the answer is not a log verifier key", request_id=answer.request_id
+            )
+        return key
 
     def create_api_key(
         self, name: str, role: str, *, scopes: list[str] | None = None, expires_at: str | None = None
