@@ -41,7 +41,9 @@ export async function signIn(page: Page, email: string): Promise<void> {
   assert.ok(authenticator, `no authenticator enrolled for ${email}`);
   await page.getByLabel('Code', { exact: true }).fill(await authenticator.nextCode());
   await page.getByRole('button', { name: 'Verify' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).first().waitFor();
+  // The second-factor form has a "Sign out" button of its own: wait for the header's, which only a
+  // verified session shows (its rotated id is stored by then).
+  await signedIn.waitFor();
 }
 
 /** Signs out through the header button and waits for the sign-in form. */

@@ -73,9 +73,26 @@ export async function migrateToLatest(
     // Kysely looks its bookkeeping tables up across schemas; pin them to ours.
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+  for (let attempt = 1; ; attempt += 1) {
+    const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
+    if (!error) {
+      return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+    }
+    if (!(dialect === 'postgres' && attempt < 3 && isCatalogRace(error))) {
+      throw error instanceof Error ? error : new Error(String(error));
+    }
+  }
+}
+
+/**
+ * Kysely finds its bookkeeping tables by reading the columns of every schema's tables; a table
+ * that another schema drops during that read makes PostgreSQL fail the read (42703 from
+ * `pg_get_serial_sequence`, 42P01). Nothing was applied then (PostgreSQL migrations run in one
+ * transaction), so the run is tried again.
+ */
+function isCatalogRace(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '42703' || code === '42P01';
 }
 
 /** Whether the database holds the service's schema (the migrations table exists). */

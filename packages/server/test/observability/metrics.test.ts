@@ -1,11 +1,33 @@
 import assert from 'node:assert/strict';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { intentPayload } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
 import { createEndpoint, testWorker } from '../webhooks/fixtures.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 import { scrape } from './scrape.js';
+
+/**
+ * Runs a full garbage collection and waits until the runtime reported it, so that the GC duration
+ * histogram has a sample whatever the process did before (it has none until a collection ran).
+ */
+async function collectGarbage(): Promise<void> {
+  const reported = new Promise<void>((resolve) => {
+    const observer = new PerformanceObserver(() => {
+      observer.disconnect();
+      resolve();
+    });
+    observer.observe({ entryTypes: ['gc'] });
+  });
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  await reported;
+  // prom-client's own observer is called back in the same batch; let it run.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+}
 
 /** Series a stock Node.js dashboard (prom-client's default metrics) reads, by their usual names. */
 const NODE_SERIES = [
@@ -41,6 +63,7 @@ for (const engine of ENGINES) {
     });
 
     it('Node’s process and runtime series under their usual names, and no other series in their namespaces', async () => {
+      await collectGarbage();
       const metrics = await scrape(t.app);
       for (const name of NODE_SERIES)
         assert.ok(
