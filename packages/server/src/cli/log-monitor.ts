@@ -1,8 +1,14 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { hashFromHex, hashToHex, verifyCheckpoint, verifyConsistencyProof } from '@authority-runtime/sdk';
+import {
+  hashFromHex,
+  hashToHex,
+  type VerifierKey,
+  verifyCheckpoint,
+  verifyConsistencyProof,
+} from '@authority-runtime/sdk';
 import { Command } from 'commander';
 import { type LogVerifyOptions, logVerify } from './log-verify.js';
-import { withVerdict } from './verify-commands.js';
+import { loadLogKey, withVerdict } from './verify-commands.js';
 
 /** What the monitor keeps between runs: the last checkpoint it verified. */
 interface MonitorState {
@@ -24,10 +30,6 @@ interface MonitorOptions {
   logKey: string;
   state: string;
   interval?: string;
-}
-
-function readLogKey(value: string): string {
-  return existsSync(value) ? readFileSync(value, 'utf8').trim() : value.trim();
 }
 
 function loadState(file: string): MonitorState | undefined {
@@ -61,8 +63,14 @@ export async function monitorOnce(options: MonitorOptions, fetcher: typeof fetch
       throw new MonitorFailure(`GET ${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
     return text;
   };
+  let logKey: VerifierKey;
+  try {
+    logKey = await loadLogKey(options.logKey);
+  } catch (error) {
+    throw new MonitorFailure((error as Error).message);
+  }
   const note = await get(`/audit/${tenant}/checkpoint`);
-  const verified = verifyCheckpoint(note, { logKey: readLogKey(options.logKey) });
+  const verified = verifyCheckpoint(note, { logKey });
   if (!verified.valid)
     throw new HistoryProblem(`the checkpoint does not verify: ${verified.reason}: ${verified.detail}`);
   const { checkpoint } = verified;
@@ -170,7 +178,7 @@ export function logCommand(): Command {
     .requiredOption('--base-url <url>', 'the service, e.g. https://authority.example.com')
     .requiredOption('--tenant <id>', 'the tenant whose log to watch')
     .requiredOption('--key <apiKey>', 'an API key with audit:read')
-    .requiredOption('--log-key <key|file>', "the tenant's log verifier key, or a file holding it")
+    .requiredOption('--log-key <key|file|url>', "the tenant's log verifier key, a file holding it or its URL")
     .requiredOption('--state <file>', 'where the last verified checkpoint is kept')
     .option('--interval <seconds>', 'check again every so many seconds (default: check once)')
     .action(monitor);

@@ -1,13 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import {
+  COSIGNATURE_V1_KEY_TYPE,
   hashFromHex,
   hashToHex,
-  parseVerifierKey,
-  type VerifierKey,
   verifyCheckpoint,
   verifyConsistencyProof,
 } from '@authority-runtime/sdk';
-import { loadLogKey, VerifyInputError } from './verify-commands.js';
+import { loadLogKey, loadNoteKey, VerifyInputError } from './verify-commands.js';
 
 export interface LogVerifyOptions {
   logKey: string;
@@ -22,20 +21,6 @@ function readText(file: string, what: string): string {
     return readFileSync(file, 'utf8');
   } catch (error) {
     throw new VerifyInputError(`cannot read ${what} ${file}: ${(error as Error).message}`);
-  }
-}
-
-/** A witness key given as its text or as a file holding it; only cosignature (0x04) keys count. */
-function witnessKey(source: string): VerifierKey {
-  const text = existsSync(source) ? readText(source, 'witness key') : source;
-  try {
-    const key = parseVerifierKey(text.trim());
-    if (key.type !== 0x04) throw new Error('it is not a cosignature (0x04) key');
-    return key;
-  } catch (error) {
-    throw new VerifyInputError(
-      `--witness ${source} is not a witness verifier key: ${(error as Error).message}`,
-    );
   }
 }
 
@@ -62,7 +47,9 @@ export async function logVerify(
   out: NodeJS.WritableStream,
 ): Promise<number> {
   const logKey = await loadLogKey(options.logKey);
-  const witnesses = (options.witness ?? []).map(witnessKey);
+  const witnesses = await Promise.all(
+    (options.witness ?? []).map((source) => loadNoteKey(source, '--witness', COSIGNATURE_V1_KEY_TYPE)),
+  );
   const quorum = quorumOf(options, witnesses.length);
   if ((options.previous === undefined) !== (options.proof === undefined)) {
     throw new VerifyInputError('--previous and --proof go together');

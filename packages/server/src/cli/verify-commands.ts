@@ -1,7 +1,8 @@
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import {
-  ed25519NoteVerifier,
+  type COSIGNATURE_V1_KEY_TYPE,
+  ED25519_KEY_TYPE,
   type JWK,
   parseVerifierKey,
   type VerifierKey,
@@ -76,11 +77,15 @@ export async function loadPinnedKeys(sources: readonly string[]): Promise<{ keys
 }
 
 /**
- * The pinned log key of `--log-key`: the verifier key text itself, a file holding it, or the URL
- * serving it (`GET /.well-known/authority/:tenantId/log-key`). A key that is not an Ed25519 note
- * verifier key cannot be read (exit 2).
+ * A pinned note verifier key given to an option: the key text itself, a file holding it, or the
+ * URL serving it (`GET /.well-known/authority/:tenantId/log-key` for a log key). A key that is not
+ * of `type` (0x01 a log's Ed25519 key, 0x04 a witness's cosignature key) cannot be read (exit 2).
  */
-export async function loadLogKey(source: string): Promise<VerifierKey> {
+export async function loadNoteKey(
+  source: string,
+  option: string,
+  type: typeof ED25519_KEY_TYPE | typeof COSIGNATURE_V1_KEY_TYPE,
+): Promise<VerifierKey> {
   let text: string;
   if (/^https?:\/\//.test(source)) {
     const response = await fetch(source, { redirect: 'error' });
@@ -95,13 +100,20 @@ export async function loadLogKey(source: string): Promise<VerifierKey> {
   } else {
     text = source;
   }
+  const what = type === ED25519_KEY_TYPE ? 'a log verifier key' : 'a witness verifier key';
   try {
     const key = parseVerifierKey(text.trim());
-    ed25519NoteVerifier(key);
+    if (key.type !== type)
+      throw new Error(`it is not a ${type === ED25519_KEY_TYPE ? 'log (0x01)' : 'cosignature (0x04)'} key`);
     return key;
   } catch (error) {
-    throw new VerifyInputError(`--log-key ${source} is not a log verifier key: ${(error as Error).message}`);
+    throw new VerifyInputError(`${option} ${source} is not ${what}: ${(error as Error).message}`);
   }
+}
+
+/** The pinned log key of `--log-key`: see {@link loadNoteKey}. */
+export function loadLogKey(source: string): Promise<VerifierKey> {
+  return loadNoteKey(source, '--log-key', ED25519_KEY_TYPE);
 }
 
 export async function receiptVerify(

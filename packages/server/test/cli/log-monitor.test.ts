@@ -74,6 +74,15 @@ describe('authority log monitor', () => {
     assert.equal(await monitorOnce(options('fork.json')), 'consistent from size 12 to 15');
   });
 
+  it('refuses a log key that is not an Ed25519 log verifier key', async () => {
+    for (const logKey of ['not-a-key', other.signer.verifierKey.replace(/\+[0-9a-f]{8}\+/, '+00000000+')]) {
+      await assert.rejects(
+        monitorOnce(options('bad-key.json', logKey)),
+        /--log-key .* is not a log verifier key/,
+      );
+    }
+  });
+
   it('reports a shrink and a rewrite at the same size', async () => {
     served.size = 15;
     await monitorOnce(options('shrink.json'));
