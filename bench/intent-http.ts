@@ -16,12 +16,18 @@ const { values } = parseArgs({
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 
+// The server's thread: how much of the run its event loop was busy, and that busy time per answer
+// (less sensitive than throughput to what the load generator gets of the other core).
 async function measure(title: string, url: string, options: Partial<autocannon.Options> = {}) {
+  const before = performance.eventLoopUtilization();
   const result = await autocannon({ url, connections, duration, workers: 1, ...options });
+  const loop = performance.eventLoopUtilization(before);
   const bad = result.errors + result.timeouts + (result.non2xx ?? 0);
+  const busyMicros = (loop.active * 1000) / Math.max(1, result.requests.total);
   console.log(
     `${title.padEnd(50)} ${Math.round(result.requests.average).toString().padStart(6)} req/s  ` +
-      `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx/errors ${bad}`,
+      `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx/errors ${bad}  ` +
+      `server loop ${Math.round(loop.utilization * 100)} % busy, ${busyMicros.toFixed(0)} µs per answer`,
   );
 }
 

@@ -1,5 +1,6 @@
 import type { TreeFrontier } from '@authority-runtime/sdk';
 import { sql } from 'kysely';
+import { compiledQuery } from '../storage/compiled-query.js';
 import type { Executor } from '../storage/database.js';
 import { forUpdate } from '../storage/row-lock.js';
 import type { AuditEntriesTable } from '../storage/schema.js';
@@ -86,6 +87,25 @@ function toHead(row: {
   };
 }
 
+// The statements of every append, compiled once per engine (and per number of entries).
+const headQuery = compiledQuery((db: Executor, [tenantId]: [string]) =>
+  forUpdate(db, db.selectFrom('audit_heads').selectAll().where('tenant_id', '=', tenantId)),
+);
+const insertEntries = compiledQuery(
+  (db: Executor, rows: AuditEntriesTable[]) => db.insertInto('audit_entries').values(rows),
+  (rows) => rows.length,
+);
+const updateHead = compiledQuery(
+  (
+    db: Executor,
+    [tenantId, lastIndex, lastHash, treeSize, treeFrontier]: [string, number, string, number, string],
+  ) =>
+    db
+      .updateTable('audit_heads')
+      .set({ last_index: lastIndex, last_hash: lastHash, tree_size: treeSize, tree_frontier: treeFrontier })
+      .where('tenant_id', '=', tenantId),
+);
+
 /**
  * The tenants' hash chains (contract §6): each tenant's head (last index and hash, last
  * checkpoint) and its entries. Entries are only ever appended, under the head's lock.
@@ -97,11 +117,7 @@ export const chainRepository = {
    * with the tenant's appends (revocation times) take it too.
    */
   async lockHead(trx: Executor, tenantId: string, now: number): Promise<ChainHead> {
-    const select = () =>
-      forUpdate(
-        trx,
-        trx.selectFrom('audit_heads').selectAll().where('tenant_id', '=', tenantId),
-      ).executeTakeFirst();
+    const select = async () => (await headQuery(trx, [tenantId])).rows[0];
     let row = await select();
     if (!row) {
       await trx
@@ -152,35 +168,24 @@ export const chainRepository = {
       head.lastIndex + 1,
       sealed.map(({ entry }) => entry.entryHash),
     );
-    await trx
-      .insertInto('audit_entries')
-      .values(
-        sealed.map(({ entry, canonical }) => ({
-          tenant_id: tenantId,
-          idx: entry.index,
-          correlation_id: entry.correlationId,
-          intent_id: entry.intentId,
-          actor_id: entry.actorId,
-          actor_type: entry.actorType,
-          event_type: entry.eventType,
-          target_system: targetSystemOf(entry.payload),
-          previous_hash: entry.previousHash,
-          entry_hash: entry.entryHash,
-          canonical,
-          created_at: now,
-        })),
-      )
-      .execute();
-    await trx
-      .updateTable('audit_heads')
-      .set({
-        last_index: index,
-        last_hash: previousHash,
-        tree_size: tree.treeSize,
-        tree_frontier: encodeFrontier(tree),
-      })
-      .where('tenant_id', '=', tenantId)
-      .execute();
+    await insertEntries(
+      trx,
+      sealed.map(({ entry, canonical }) => ({
+        tenant_id: tenantId,
+        idx: entry.index,
+        correlation_id: entry.correlationId,
+        intent_id: entry.intentId,
+        actor_id: entry.actorId,
+        actor_type: entry.actorType,
+        event_type: entry.eventType,
+        target_system: targetSystemOf(entry.payload),
+        previous_hash: entry.previousHash,
+        entry_hash: entry.entryHash,
+        canonical,
+        created_at: now,
+      })),
+    );
+    await updateHead(trx, [tenantId, index, previousHash, tree.treeSize, encodeFrontier(tree)]);
     return { entries: sealed.map((s) => s.entry), latestHash: previousHash, headIndex: index };
   },
 

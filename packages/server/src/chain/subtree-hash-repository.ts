@@ -10,7 +10,9 @@ import {
   treeHashOfLeaves,
 } from '@authority-runtime/sdk';
 import { sql } from 'kysely';
+import { compiledQuery } from '../storage/compiled-query.js';
 import type { Executor } from '../storage/database.js';
+import type { AuditTreeHashesTable } from '../storage/transparency-schema.js';
 
 /** Rows per insert: four parameters each, well under SQLite's limit of bound parameters. */
 const INSERT_ROWS = 2_000;
@@ -38,21 +40,24 @@ export function decodeFrontier(treeSize: number, text: string): TreeFrontier {
   return { treeSize, hashes };
 }
 
+const insertHashRows = compiledQuery(
+  (db: Executor, rows: AuditTreeHashesTable[]) => db.insertInto('audit_tree_hashes').values(rows),
+  (rows) => rows.length,
+);
+
 /** Stores the hashes at or above STORED_FROM_LEVEL; the lower ones are recomputed when read. */
 async function insertHashes(trx: Executor, tenantId: string, hashes: readonly StoredHash[]): Promise<void> {
   const stored = hashes.filter(({ address }) => address.level >= STORED_FROM_LEVEL);
   for (let at = 0; at < stored.length; at += INSERT_ROWS) {
-    await trx
-      .insertInto('audit_tree_hashes')
-      .values(
-        stored.slice(at, at + INSERT_ROWS).map(({ address, hash }) => ({
-          tenant_id: tenantId,
-          level: address.level,
-          idx: address.index,
-          hash: hashToHex(hash),
-        })),
-      )
-      .execute();
+    await insertHashRows(
+      trx,
+      stored.slice(at, at + INSERT_ROWS).map(({ address, hash }) => ({
+        tenant_id: tenantId,
+        level: address.level,
+        idx: address.index,
+        hash: hashToHex(hash),
+      })),
+    );
   }
 }
 

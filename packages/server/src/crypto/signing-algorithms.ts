@@ -81,11 +81,20 @@ export function toLowS(alg: SigningAlg, signature: Buffer): Buffer {
   return Buffer.concat([signature.subarray(0, 32), low]);
 }
 
-/** Signs JWS signing input: raw Ed25519, RSASSA-PKCS1-v1_5 SHA-256, or ECDSA P-256 in JWS (r||s), low-S form. */
-export function signJwsInput(alg: SigningAlg, key: KeyObject, input: Buffer): Buffer {
-  if (alg === 'EdDSA') return sign(null, input, key);
-  if (alg === 'RS256') return sign('sha256', input, key);
-  return toLowS(alg, sign('sha256', input, { key, dsaEncoding: 'ieee-p1363' }));
+/**
+ * Signs JWS signing input: raw Ed25519, RSASSA-PKCS1-v1_5 SHA-256, or ECDSA P-256 in JWS (r||s),
+ * low-S form. The callback form of `crypto.sign` runs the signature on libuv's thread pool, so the
+ * event loop serves other requests meanwhile (an Ed25519 signature costs it about a third of its
+ * time signed in place; docs/performance.md).
+ */
+export function signJwsInput(alg: SigningAlg, key: KeyObject, input: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, signature: Buffer) =>
+      error ? reject(error) : resolve(toLowS(alg, signature));
+    if (alg === 'EdDSA') sign(null, input, key, done);
+    else if (alg === 'RS256') sign('sha256', input, key, done);
+    else sign('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, done);
+  });
 }
 
 export function verifyJwsInput(alg: SigningAlg, key: KeyObject, input: Buffer, signature: Buffer): boolean {

@@ -256,7 +256,7 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
       privateKeys.set(kid, privateKey);
     }
     const key = privateKey;
-    return { kid, alg, sign: async (input) => signJwsInput(alg, key, input) };
+    return { kid, alg, sign: (input) => signJwsInput(alg, key, input) };
   }
 
   const service: SigningKeyService = {

@@ -1,3 +1,4 @@
+import { compiledQuery } from '../storage/compiled-query.js';
 import type { Executor } from '../storage/database.js';
 import { forUpdate } from '../storage/row-lock.js';
 import type { WebhookEndpointsTable } from '../storage/schema.js';
@@ -8,6 +9,15 @@ export type EndpointChangeColumns = Partial<
 > & { updated_at: number };
 
 /** `webhook_endpoints`: each tenant's receivers, their subscriptions and sealed secrets. */
+/** The endpoints an event may go to, read by every decision's commit: compiled once. */
+const activeEndpointsQuery = compiledQuery((db: Executor, [tenantId]: [string]) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'active'),
+);
+
 export const endpointRepository = {
   async insert(trx: Executor, row: WebhookEndpointsTable): Promise<void> {
     await trx.insertInto('webhook_endpoints').values(row).execute();
@@ -86,12 +96,7 @@ export const endpointRepository = {
     db: Executor,
     tenantId: string,
   ): Promise<Array<{ id: string; events: string[] }>> {
-    const rows = await db
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'events'])
-      .where('tenant_id', '=', tenantId)
-      .where('status', '=', 'active')
-      .execute();
+    const { rows } = await activeEndpointsQuery(db, [tenantId]);
     return rows.map((row) => ({ id: row.id, events: JSON.parse(row.events) as string[] }));
   },
 };

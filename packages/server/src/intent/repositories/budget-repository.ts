@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledQuery } from '../../storage/compiled-query.js';
 import type { Executor } from '../../storage/database.js';
 
 /** A tenant's stored budget list: JSON as validated, with who changed it and when. */
@@ -15,14 +16,18 @@ export interface BudgetCounter {
   approved: number;
 }
 
+/** A tenant's budget list, read by every decision: compiled once. */
+const budgetSetQuery = compiledQuery((db: Executor, [tenantId]: [string]) =>
+  db
+    .selectFrom('budget_sets')
+    .select(['budgets', 'updated_at', 'updated_by'])
+    .where('tenant_id', '=', tenantId),
+);
+
 /** Budgets and their counters (contract §16). */
 export const budgetRepository = {
   async getSet(db: Executor, tenantId: string): Promise<StoredBudgetSet | undefined> {
-    const row = await db
-      .selectFrom('budget_sets')
-      .select(['budgets', 'updated_at', 'updated_by'])
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirst();
+    const [row] = (await budgetSetQuery(db, [tenantId])).rows;
     return row && { budgets: row.budgets, updatedAt: Number(row.updated_at), updatedBy: row.updated_by };
   },
 

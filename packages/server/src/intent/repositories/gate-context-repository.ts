@@ -1,3 +1,4 @@
+import { compiledQuery } from '../../storage/compiled-query.js';
 import type { Executor } from '../../storage/database.js';
 import type { Tenant } from '../../tenancy/tenant.js';
 import { toTenant } from '../../tenancy/tenant-repository.js';
@@ -16,29 +17,32 @@ export interface StoredGateContext {
  * The read of `POST /intent` and `/authority/evaluate`: the tenant, its settings row (thresholds,
  * floor and active policy version) and the actor's status, joined in one round trip.
  */
+const gateContextQuery = compiledQuery((db, [tenantId, actorId]: [string, string]) =>
+  db
+    .selectFrom('tenants as t')
+    .leftJoin('tenant_settings as s', 's.tenant_id', 't.id')
+    .leftJoin('authority_actors as a', (join) =>
+      join.onRef('a.tenant_id', '=', 't.id').on('a.actor_id', '=', actorId),
+    )
+    .selectAll('t')
+    .select([
+      's.tenant_id as settings_tenant_id',
+      's.floor_enabled',
+      's.floor_agreement_version',
+      's.floor_changed_by',
+      's.floor_changed_at',
+      's.thresholds',
+      's.thresholds_updated_at',
+      's.thresholds_updated_by',
+      's.active_policy_version',
+      'a.status as actor_status',
+    ])
+    .where('t.id', '=', tenantId),
+);
+
 export const gateContextRepository = {
   async get(db: Executor, tenantId: string, actorId: string): Promise<StoredGateContext | undefined> {
-    const row = await db
-      .selectFrom('tenants as t')
-      .leftJoin('tenant_settings as s', 's.tenant_id', 't.id')
-      .leftJoin('authority_actors as a', (join) =>
-        join.onRef('a.tenant_id', '=', 't.id').on('a.actor_id', '=', actorId),
-      )
-      .selectAll('t')
-      .select([
-        's.tenant_id as settings_tenant_id',
-        's.floor_enabled',
-        's.floor_agreement_version',
-        's.floor_changed_by',
-        's.floor_changed_at',
-        's.thresholds',
-        's.thresholds_updated_at',
-        's.thresholds_updated_by',
-        's.active_policy_version',
-        'a.status as actor_status',
-      ])
-      .where('t.id', '=', tenantId)
-      .executeTakeFirst();
+    const [row] = (await gateContextQuery(db, [tenantId, actorId])).rows;
     if (!row) return undefined;
     const settings =
       row.settings_tenant_id === null

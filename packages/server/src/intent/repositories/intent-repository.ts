@@ -1,4 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
+import { compiledQuery } from '../../storage/compiled-query.js';
 import type { Executor } from '../../storage/database.js';
 import { forUpdate } from '../../storage/row-lock.js';
 import type { Database, IntentsTable } from '../../storage/schema.js';
@@ -59,37 +60,41 @@ export interface StoredSample {
   authorityDecision: Record<string, unknown>;
 }
 
+/** The insert of a batch of intents, compiled once per batch size. */
+const insertIntents = compiledQuery(
+  (db: Executor, rows: IntentsTable[]) => db.insertInto('intents').values(rows),
+  (rows) => rows.length,
+);
+
 export const intentRepository = {
   /** Inserts intents in one statement (a batch of the decision loop's group commit). */
   async insert(trx: Executor, intents: readonly IntentRecord[]): Promise<void> {
     if (intents.length === 0) return;
-    await trx
-      .insertInto('intents')
-      .values(
-        intents.map((intent) => ({
-          tenant_id: intent.tenantId,
-          id: intent.id,
-          correlation_id: intent.correlationId,
-          principal_id: intent.principalId,
-          actor_id: intent.actorId,
-          target_system: intent.targetSystem,
-          status: intent.status,
-          decision: intent.decision,
-          review_state: intent.reviewState,
-          request: JSON.stringify(intent.request),
-          authority_decision: JSON.stringify(intent.authorityDecision),
-          hypotheses: JSON.stringify(intent.hypotheses),
-          execution: JSON.stringify(intent.execution),
-          token: intent.token,
-          escalation_id: intent.escalationId,
-          approval: intent.approval === null ? null : JSON.stringify(intent.approval),
-          approval_queue: intent.approval?.queue ?? null,
-          approval_expires_at: intent.approval ? Date.parse(intent.approval.expiresAt) : null,
-          created_at: intent.createdAt,
-          updated_at: intent.updatedAt,
-        })),
-      )
-      .execute();
+    await insertIntents(
+      trx,
+      intents.map((intent) => ({
+        tenant_id: intent.tenantId,
+        id: intent.id,
+        correlation_id: intent.correlationId,
+        principal_id: intent.principalId,
+        actor_id: intent.actorId,
+        target_system: intent.targetSystem,
+        status: intent.status,
+        decision: intent.decision,
+        review_state: intent.reviewState,
+        request: JSON.stringify(intent.request),
+        authority_decision: JSON.stringify(intent.authorityDecision),
+        hypotheses: JSON.stringify(intent.hypotheses),
+        execution: JSON.stringify(intent.execution),
+        token: intent.token,
+        escalation_id: intent.escalationId,
+        approval: intent.approval === null ? null : JSON.stringify(intent.approval),
+        approval_queue: intent.approval?.queue ?? null,
+        approval_expires_at: intent.approval ? Date.parse(intent.approval.expiresAt) : null,
+        created_at: intent.createdAt,
+        updated_at: intent.updatedAt,
+      })),
+    );
   },
 
   async get(

@@ -14,10 +14,15 @@
  * - Signing uses the callback form of `crypto.sign`, which runs on libuv's thread pool, so RSA
  *   work never blocks the event loop.
  */
-import { type JsonWebKey, type KeyObject, sign } from 'node:crypto';
+import type { JsonWebKey, KeyObject } from 'node:crypto';
 import { signCompact } from '../../crypto/jws.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
-import { generateSigningKeyPair, newKid, privateKeyFromPem } from '../../crypto/signing-algorithms.js';
+import {
+  generateSigningKeyPair,
+  newKid,
+  privateKeyFromPem,
+  signJwsInput,
+} from '../../crypto/signing-algorithms.js';
 import { AppError } from '../../errors/app-error.js';
 import { isUniqueViolation } from '../../errors/database-errors.js';
 import type { Clock } from '../../foundation/clock.js';
@@ -179,13 +184,6 @@ function toView(row: KeyRow): PhysicalKeyView {
   };
 }
 
-/** RSASSA-PKCS1-v1_5 with SHA-256 on the thread pool (the callback form of crypto.sign). */
-function rsaSha256(key: KeyObject, input: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    sign('sha256', input, key, (error, signature) => (error ? reject(error) : resolve(signature)));
-  });
-}
-
 const KID_OWNER = 'physical';
 const privateContext = (kid: string) => `physical-signing-key:${kid}`;
 
@@ -244,7 +242,7 @@ export function createPhysicalSigner(deps: PhysicalSignerDeps): PhysicalSigner {
       }
       const { kid, key } = cached;
       const token = await signCompact(
-        { kid, alg: 'RS256', sign: (input) => rsaSha256(key, input) },
+        { kid, alg: 'RS256', sign: (input) => signJwsInput('RS256', key, input) },
         JSON.stringify(claims),
       );
       return { token, kid };
