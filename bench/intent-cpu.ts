@@ -80,7 +80,11 @@ for (let round = 1; round <= rounds; round += 1) {
   if (round === rounds) await profiled(values.profile, measured);
   else await measured();
 }
-const verify = await server.app.inject({ method: 'POST', url: '/audit/verify-chain', headers: server.headers });
+const verify = await server.app.inject({
+  method: 'POST',
+  url: '/audit/verify-chain',
+  headers: server.headers,
+});
 console.log(`chain after the runs: ${verify.json().length} entries, valid=${verify.json().valid}`);
 await server.close();
 await empty.close();

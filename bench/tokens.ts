@@ -1,10 +1,11 @@
 // Tokens minted and verified per second on one core, per algorithm, beside a raw node:crypto
 // Ed25519 sign loop (the ceiling). Run: npx tsx bench/tokens.ts [--seconds 2]
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { staticJwks, verifyAuthorityToken } from '@authority-runtime/sdk';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { JwsSigner } from '../packages/server/src/crypto/jws.js';
+import { randomNonce } from '../packages/server/src/crypto/nonce.js';
 import {
   generateSigningKeyPair,
   privateKeyFromPem,
@@ -47,11 +48,17 @@ console.log(
   `raw node:crypto Ed25519 sign (ceiling)   ${fmt(await rate(() => sign(null, payload, raw.privateKey)))} /s`,
 );
 
+// The token nonce: a synchronous CSPRNG call per token against the pooled draw minting uses.
+console.log(
+  `nonce: randomBytes(16) per token ${fmt(await rate(() => randomBytes(16).toString('base64url')))} /s   ` +
+    `randomNonce (4 KiB pool) ${fmt(await rate(randomNonce))} /s`,
+);
+
 for (const alg of ['EdDSA', 'ES256', 'RS256'] as SigningAlg[]) {
   const pair = await generateSigningKeyPair(alg);
   const key = privateKeyFromPem(pair.privateKeyPem);
   const kid = 'bench-1700000000-ABCDEFGH';
-  const signer: JwsSigner = { kid, alg, sign: async (input) => signJwsInput(alg, key, input) };
+  const signer: JwsSigner = { kid, alg, sign: (input) => signJwsInput(alg, key, input) };
   const minted = await mintDecisionToken(signer, request, Date.now());
   const jwks = { keys: [{ ...pair.publicJwk, kid, alg, use: 'sig' }] };
   const source = staticJwks(jwks as Parameters<typeof staticJwks>[0]);

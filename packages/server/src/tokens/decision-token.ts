@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { type JwsSigner, signCompact } from '../crypto/jws.js';
+import { randomNonce } from '../crypto/nonce.js';
 import { withSpan } from '../foundation/tracing.js';
 
 export const TOKEN_ISSUER = 'service-authority';
@@ -53,7 +53,7 @@ export function decisionTokenClaims(request: DecisionTokenRequest, nowMs: number
     decision: 'APPROVED',
     issuedAt: new Date(iat * 1000).toISOString(),
     expiresAt: new Date(exp * 1000).toISOString(),
-    nonce: randomBytes(16).toString('base64url'),
+    nonce: randomNonce(),
     iss: TOKEN_ISSUER,
     aud: request.adapterId,
     iat,
