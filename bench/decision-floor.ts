@@ -162,6 +162,8 @@ await autocannon({ url, connections: 4, amount: 500, ...request });
 const least = await measure('least approval (sign, seal 3, group commit)', url, request);
 console.log(`ratio to the empty route: ${(least / ceiling).toFixed(3)}`);
 await floor.close();
+// Requests autocannon left in flight still commit: wait for the last batch before closing SQLite.
+while (flushScheduled || queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
 const entries = (db.prepare('select count(*) as n from audit_entries').get() as { n: number }).n;
 console.log(`entries written: ${entries}`);
 db.close();
