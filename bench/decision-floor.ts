@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
 import Fastify from 'fastify';
+import { approvedIntentRequest, measure, measureEmptyRoute } from './load.js';
 import { machineLine } from './machine.js';
 
 // The least an approval can cost on this machine with this design, beside the empty route of the
@@ -24,31 +25,12 @@ const { values } = parseArgs({
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 
-async function measure(title: string, url: string, options: Partial<autocannon.Options> = {}) {
-  const result = await autocannon({ url, connections, duration, workers: 1, ...options });
-  const bad = result.errors + result.timeouts + (result.non2xx ?? 0);
-  console.log(
-    `${title.padEnd(44)} ${Math.round(result.requests.average).toString().padStart(6)} req/s  ` +
-      `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx/errors ${bad}`,
-  );
-  return result.requests.average;
-}
-
-const address = (app: ReturnType<typeof Fastify>) => {
-  const bound = app.server.address();
-  return `http://127.0.0.1:${typeof bound === 'object' && bound ? bound.port : 0}/`;
-};
-
 console.log(`machine: ${machineLine()}`);
 console.log(
   `autocannon: ${connections} connections, ${duration} s per run, load generator in a worker thread`,
 );
 
-const empty = Fastify();
-empty.get('/', async () => ({ ok: true }));
-await empty.listen({ port: 0, host: '127.0.0.1' });
-const ceiling = await measure('empty Fastify route (ceiling)', address(empty));
-await empty.close();
+const ceiling = await measureEmptyRoute({ connections, duration });
 
 const dir = mkdtempSync(path.join(tmpdir(), 'authority-floor-'));
 const db = new SqliteDatabase(path.join(dir, 'floor.db'));
@@ -104,7 +86,7 @@ function flush() {
   }
   writeHead.run(index, previous, 'bench');
   commit.run();
-  batch.forEach((item, at) => item.resolve(latest[at] as string));
+  for (const [at, item] of batch.entries()) item.resolve(latest[at] as string);
 }
 
 const { privateKey } = generateKeyPairSync('ed25519');
@@ -144,22 +126,14 @@ floor.post('/intent', async (request) => {
   });
   return { intentId, authorityDecision: JSON.parse(decision), authorityDecisionToken: token, latestHash };
 });
-await floor.listen({ port: 0, host: '127.0.0.1' });
-const request = {
-  method: 'POST' as const,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({
-    tenantId: 'bench',
-    actor: { id: 'agent-7', type: 'agent' },
-    targetSystem: 'acme/payments',
-    proposedAction: 'list open pull requests',
-    args: { state: 'open', perPage: 50 },
-    riskContext: { baseRiskScore: 10 },
-  }),
-};
-const url = `${address(floor)}intent`;
+const url = `${await floor.listen({ port: 0, host: '127.0.0.1' })}/intent`;
+const request = approvedIntentRequest();
 await autocannon({ url, connections: 4, amount: 500, ...request });
-const least = await measure('least approval (sign, seal 3, group commit)', url, request);
+const least = await measure('least approval (sign, seal 3, group commit)', url, {
+  ...request,
+  connections,
+  duration,
+});
 console.log(`ratio to the empty route: ${(least / ceiling).toFixed(3)}`);
 await floor.close();
 // Requests autocannon left in flight still commit: wait for the last batch before closing SQLite.

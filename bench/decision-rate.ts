@@ -21,7 +21,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
 import { buildServer } from '../packages/server/src/app/build-server.js';
 import { sealEntry } from '../packages/server/src/chain/audit-entry.js';
 import { chainRepository } from '../packages/server/src/chain/chain-repository.js';
@@ -30,6 +29,7 @@ import { loadConfig } from '../packages/server/src/config/config.js';
 import { systemClock } from '../packages/server/src/foundation/clock.js';
 import { openStorage, type Storage } from '../packages/server/src/storage/database.js';
 import { createTenantService } from '../packages/server/src/tenancy/tenant-service.js';
+import { approvedIntentRequest, measure, measureEmptyRoute } from './load.js';
 import { machineLine } from './machine.js';
 
 const { values } = parseArgs({
@@ -43,15 +43,6 @@ const { values } = parseArgs({
 if (values.template === undefined) throw new Error('--template FILE is required');
 const template = values.template;
 const keysFile = `${template}.json`;
-
-const intentBody = JSON.stringify({
-  tenantId: 'bench',
-  actor: { id: 'agent-7', type: 'agent' },
-  targetSystem: 'acme/payments',
-  proposedAction: 'list open pull requests',
-  args: { state: 'open', perPage: 50 },
-  riskContext: { baseRiskScore: 10 },
-});
 
 /** Appends entries sealed as appends seal them, in bulk, until the chain holds `length` entries. */
 async function growTo(storage: Storage, length: number): Promise<void> {
@@ -131,11 +122,10 @@ async function serverOn(file: string, masterKey: Buffer) {
 }
 
 async function decideOnce(base: string, key: string): Promise<void> {
-  const response = await fetch(`${base}/intent`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'x-tenant-id': 'bench', 'content-type': 'application/json' },
-    body: intentBody,
-  });
+  const response = await fetch(
+    `${base}/intent`,
+    approvedIntentRequest({ authorization: `Bearer ${key}`, 'x-tenant-id': 'bench' }),
+  );
   if (response.status !== 200)
     throw new Error(`decision failed: ${response.status} ${await response.text()}`);
 }
@@ -170,37 +160,17 @@ copyFileSync(template, file);
 
 const duration = Number(values.duration);
 const connections = Number(values.connections);
-async function measure(title: string, url: string, options: Partial<autocannon.Options> = {}) {
-  const result = await autocannon({ url, connections, duration, workers: 1, ...options });
-  const bad = result.errors + result.timeouts + (result.non2xx ?? 0);
-  console.log(
-    `${title}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, ` +
-      `p99 ${result.latency.p99} ms, non-2xx/errors ${bad}`,
-  );
-}
-
 console.log(`machine: ${machineLine()}`);
-const empty = Fastify();
-empty.get('/', async () => ({ ok: true }));
-await measure('empty Fastify route (ceiling)', await empty.listen({ port: 0, host: '127.0.0.1' }));
-await empty.close();
+await measureEmptyRoute({ connections, duration });
 
 const server = await serverOn(file, Buffer.from(keys.masterKey, 'hex'));
 const before = await chainRepository.head(server.storage.db, 'bench');
-const request = {
-  method: 'POST' as const,
-  headers: {
-    authorization: `Bearer ${keys.ownerKey}`,
-    'x-tenant-id': 'bench',
-    'content-type': 'application/json',
-  },
-  body: intentBody,
-};
+const request = approvedIntentRequest({ authorization: `Bearer ${keys.ownerKey}`, 'x-tenant-id': 'bench' });
 await autocannon({ url: `${server.base}/intent`, connections: 4, amount: 500, ...request });
 await measure(
   `POST /intent APPROVED, chain of ${((before?.lastIndex ?? -1) + 1).toLocaleString('en-US')} entries at the start`,
   `${server.base}/intent`,
-  request,
+  { ...request, connections, duration },
 );
 await server.close();
 rmSync(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { profiled } from './cpu-profile.js';
 import { startEmbeddedServer } from './embedded-server.js';
+import { APPROVED_INTENT } from './load.js';
 import { machineLine } from './machine.js';
 
 // What one `POST /intent` APPROVED costs the server, in process (Fastify's inject, no sockets and
@@ -57,20 +58,12 @@ await empty.ready();
 const emptyInject: Inject = () => empty.inject({ method: 'GET', url: '/' });
 
 const server = await startEmbeddedServer();
-const payload = {
-  tenantId: 'bench',
-  actor: { id: 'agent-7', type: 'agent' },
-  targetSystem: 'acme/payments',
-  proposedAction: 'list open pull requests',
-  args: { state: 'open', perPage: 50 },
-  riskContext: { baseRiskScore: 10 },
-};
 const decide: Inject = () =>
   server.app.inject({
     method: 'POST',
     url: '/intent',
     headers: { ...server.headers, 'content-type': 'application/json' },
-    payload,
+    payload: APPROVED_INTENT,
   });
 // Warm up: first-use key creation, policy compilation, JIT.
 await run('warm-up', 2_000, decide, 200);

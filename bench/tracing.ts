@@ -2,9 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
 import { tracingEnabled, withSpan, withSyncSpan } from '../packages/server/src/foundation/tracing.js';
 import { startEmbeddedServer } from './embedded-server.js';
+import { approvedIntentRequest, measure, measureEmptyRoute } from './load.js';
 import { machineLine } from './machine.js';
 
 /**
@@ -35,15 +35,6 @@ async function nsPerAsyncCall(work: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - started) / calls;
 }
 
-async function measure(title: string, url: string, options: Partial<autocannon.Options> = {}) {
-  const result = await autocannon({ url, connections, duration, workers: 1, ...options });
-  const bad = result.errors + result.timeouts + (result.non2xx ?? 0);
-  console.log(
-    `${title.padEnd(50)} ${Math.round(result.requests.average).toString().padStart(6)} req/s  ` +
-      `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx/errors ${bad}`,
-  );
-}
-
 console.log(`machine: ${machineLine()}`);
 
 let sink = 0;
@@ -66,31 +57,20 @@ console.log(
 console.log(
   `autocannon: ${connections} connections, ${duration} s per run, load generator in a worker thread`,
 );
-const empty = Fastify();
-empty.get('/', async () => ({ ok: true }));
-await empty.listen({ port: 0, host: '127.0.0.1' });
-await measure(
-  'empty Fastify route (ceiling)',
-  `http://127.0.0.1:${(empty.server.address() as AddressInfo).port}/`,
-);
-await empty.close();
-
-const request = (headers: Record<string, string>) => ({
-  method: 'POST' as const,
-  headers: { ...headers, 'content-type': 'application/json' },
-  body: JSON.stringify({
-    tenantId: 'bench',
-    actor: { id: 'agent-7', type: 'agent' },
-    targetSystem: 'acme/payments',
-    proposedAction: 'list open pull requests',
-    args: { state: 'open', perPage: 50 },
-    riskContext: { baseRiskScore: 10 },
-  }),
-});
+await measureEmptyRoute({ connections, duration });
 
 const off = await startEmbeddedServer();
-await autocannon({ url: `${off.base}/intent`, connections: 4, amount: 500, ...request(off.headers) });
-await measure('POST /intent APPROVED, tracing off', `${off.base}/intent`, request(off.headers));
+await autocannon({
+  url: `${off.base}/intent`,
+  connections: 4,
+  amount: 500,
+  ...approvedIntentRequest(off.headers),
+});
+await measure('POST /intent APPROVED, tracing off', `${off.base}/intent`, {
+  ...approvedIntentRequest(off.headers),
+  connections,
+  duration,
+});
 
 // A collector that reads each export and answers 200.
 let exported = 0;
@@ -105,13 +85,26 @@ process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(collector.address
 const { startTracing } = await import('../packages/server/src/app/tracing-sdk.js');
 const tracing = startTracing();
 const on = await startEmbeddedServer();
-await autocannon({ url: `${on.base}/intent`, connections: 4, amount: 500, ...request(on.headers) });
-await measure('POST /intent APPROVED, tracing on (OTLP/HTTP)', `${on.base}/intent`, request(on.headers));
+await autocannon({
+  url: `${on.base}/intent`,
+  connections: 4,
+  amount: 500,
+  ...approvedIntentRequest(on.headers),
+});
+await measure('POST /intent APPROVED, tracing on (OTLP/HTTP)', `${on.base}/intent`, {
+  ...approvedIntentRequest(on.headers),
+  connections,
+  duration,
+});
 await tracing.shutdown();
 console.log(`exported ${(exported / 1e6).toFixed(1)} MB of OTLP JSON`);
 await on.close();
 collector.close();
 
-await measure('POST /intent APPROVED, tracing off again', `${off.base}/intent`, request(off.headers));
+await measure('POST /intent APPROVED, tracing off again', `${off.base}/intent`, {
+  ...approvedIntentRequest(off.headers),
+  connections,
+  duration,
+});
 await off.close();
 console.log(`sink ${sink}`);

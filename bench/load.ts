@@ -1,0 +1,59 @@
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+
+/** The request every decision benchmark sends: the bench tenant's policy approves it. */
+export const APPROVED_INTENT = {
+  tenantId: 'bench',
+  actor: { id: 'agent-7', type: 'agent' },
+  targetSystem: 'acme/payments',
+  proposedAction: 'list open pull requests',
+  args: { state: 'open', perPage: 50 },
+  riskContext: { baseRiskScore: 10 },
+};
+
+/** `POST` of the approved intent with these headers (and a JSON content type), for autocannon. */
+export function approvedIntentRequest(headers: Record<string, string> = {}) {
+  return {
+    method: 'POST' as const,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(APPROVED_INTENT),
+  };
+}
+
+export interface LoadOptions extends Partial<autocannon.Options> {
+  connections: number;
+  duration: number;
+}
+
+/**
+ * Runs autocannon (in one worker thread) against `url` and prints one line: requests per second,
+ * p50 and p99, answers that were not 2xx and errors, and this thread's event loop during the run
+ * (the server's, when it runs in this process): how busy it was and its busy time per answer,
+ * which depends less than throughput on what the load generator gets of the other core.
+ * Returns the mean requests per second.
+ */
+export async function measure(title: string, url: string, options: LoadOptions): Promise<number> {
+  const before = performance.eventLoopUtilization();
+  const result = await autocannon({ url, workers: 1, ...options });
+  const loop = performance.eventLoopUtilization(before);
+  const bad = result.errors + result.timeouts + (result.non2xx ?? 0);
+  const busyMicros = (loop.active * 1000) / Math.max(1, result.requests.total);
+  console.log(
+    `${title.padEnd(50)} ${Math.round(result.requests.average).toString().padStart(6)} req/s  ` +
+      `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx/errors ${bad}  ` +
+      `server loop ${Math.round(loop.utilization * 100)} % busy, ${busyMicros.toFixed(0)} µs per answer`,
+  );
+  return result.requests.average;
+}
+
+/** The ceiling of a run: an empty Fastify route in this process, measured as the others are. */
+export async function measureEmptyRoute(options: LoadOptions): Promise<number> {
+  const empty = Fastify();
+  empty.get('/', async () => ({ ok: true }));
+  const url = await empty.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    return await measure('empty Fastify route (ceiling)', `${url}/`, options);
+  } finally {
+    await empty.close();
+  }
+}
