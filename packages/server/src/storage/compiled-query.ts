@@ -13,6 +13,8 @@ type Slot = { argument: number } | { constant: unknown };
 interface Template<O> {
   compiled: CompiledQuery<O>;
   slots: Slot[];
+  /** How many leaves the arguments of this shape have. */
+  leafCount: number;
 }
 
 /** The leaves of an argument list (primitives and null), depth first, in the builder's order. */
@@ -84,8 +86,10 @@ export function compiledQuery<A, O>(
     let template = templates.get(key);
     if (template === undefined) {
       const compiled = build(executor, standIns(args)).compile();
-      template = { compiled, slots: slotsOf(compiled.parameters, values.length) };
+      template = { compiled, slots: slotsOf(compiled.parameters, values.length), leafCount: values.length };
       templates.set(key, template);
+    } else if (values.length !== template.leafCount) {
+      throw new Error('compiled query arguments of one shape must have the same structure');
     }
     const parameters = template.slots.map((slot) =>
       'argument' in slot ? values[slot.argument] : slot.constant,

@@ -123,6 +123,13 @@ for (const engine of ENGINES) {
         db.selectFrom('tenants').select('id').where('id', '=', `${id}-suffix`),
       );
       await assert.rejects(async () => changed(t.storage.db, ['acme']), /changed before it was bound/);
+      // Arguments whose structure differs from the shape they claim would bind out of place.
+      const byShape = compiledQuery(
+        (db: Executor, ids: string[]) => db.selectFrom('tenants').select('id').where('id', 'in', ids),
+        () => 'always the same',
+      );
+      assert.deepEqual((await byShape(t.storage.db, ['acme'])).rows, [{ id: 'acme' }]);
+      await assert.rejects(async () => byShape(t.storage.db, ['acme', 'globex']), /same structure/);
     });
   });
 }
