@@ -3,10 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
 import Fastify from 'fastify';
-import { approvedIntentRequest, measure, measureEmptyRoute } from './load.js';
+import { approvedIntentRequest, measure, measureEmptyRoute, warmUp } from './load.js';
 import { machineLine } from './machine.js';
 
 // The least an approval can cost on this machine with this design, beside the empty route of the
@@ -128,7 +127,7 @@ floor.post('/intent', async (request) => {
 });
 const url = `${await floor.listen({ port: 0, host: '127.0.0.1' })}/intent`;
 const request = approvedIntentRequest();
-await autocannon({ url, connections: 4, amount: 500, ...request });
+await warmUp(url, request);
 const least = await measure('least approval (sign, seal 3, group commit)', url, {
   ...request,
   connections,

@@ -20,7 +20,6 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { buildServer } from '../packages/server/src/app/build-server.js';
 import { sealEntry } from '../packages/server/src/chain/audit-entry.js';
 import { chainRepository } from '../packages/server/src/chain/chain-repository.js';
@@ -29,7 +28,7 @@ import { loadConfig } from '../packages/server/src/config/config.js';
 import { systemClock } from '../packages/server/src/foundation/clock.js';
 import { openStorage, type Storage } from '../packages/server/src/storage/database.js';
 import { createTenantService } from '../packages/server/src/tenancy/tenant-service.js';
-import { approvedIntentRequest, measure, measureEmptyRoute } from './load.js';
+import { approvedIntentRequest, measure, measureEmptyRoute, warmUp } from './load.js';
 import { machineLine } from './machine.js';
 
 const { values } = parseArgs({
@@ -166,7 +165,7 @@ await measureEmptyRoute({ connections, duration });
 const server = await serverOn(file, Buffer.from(keys.masterKey, 'hex'));
 const before = await chainRepository.head(server.storage.db, 'bench');
 const request = approvedIntentRequest({ authorization: `Bearer ${keys.ownerKey}`, 'x-tenant-id': 'bench' });
-await autocannon({ url: `${server.base}/intent`, connections: 4, amount: 500, ...request });
+await warmUp(`${server.base}/intent`, request);
 await measure(
   `POST /intent APPROVED, chain of ${((before?.lastIndex ?? -1) + 1).toLocaleString('en-US')} entries at the start`,
   `${server.base}/intent`,

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
-import Fastify from 'fastify';
 import { profiled } from './cpu-profile.js';
 import { startEmbeddedServer } from './embedded-server.js';
-import { APPROVED_INTENT } from './load.js';
+import { approvedIntentRequest, emptyRouteApp } from './load.js';
 import { machineLine } from './machine.js';
 
 // What one `POST /intent` APPROVED costs the server, in process (Fastify's inject, no sockets and
@@ -52,19 +51,14 @@ async function run(title: string, count: number, inject: Inject, expected: numbe
 console.log(`machine: ${machineLine()}`);
 console.log(`in process: ${decisions} requests per round, ${concurrency} at a time, ${rounds} rounds`);
 
-const empty = Fastify();
-empty.get('/', async () => ({ ok: true }));
+const empty = emptyRouteApp();
 await empty.ready();
 const emptyInject: Inject = () => empty.inject({ method: 'GET', url: '/' });
 
 const server = await startEmbeddedServer();
+const request = approvedIntentRequest(server.headers);
 const decide: Inject = () =>
-  server.app.inject({
-    method: 'POST',
-    url: '/intent',
-    headers: { ...server.headers, 'content-type': 'application/json' },
-    payload: APPROVED_INTENT,
-  });
+  server.app.inject({ method: 'POST', url: '/intent', headers: request.headers, payload: request.body });
 // Warm up: first-use key creation, policy compilation, JIT.
 await run('warm-up', 2_000, decide, 200);
 for (let round = 1; round <= rounds; round += 1) {

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { profiled } from './cpu-profile.js';
 import { startEmbeddedServer } from './embedded-server.js';
-import { approvedIntentRequest, measure, measureEmptyRoute } from './load.js';
+import { approvedIntentRequest, measure, measureEmptyRoute, warmUp } from './load.js';
 import { machineLine } from './machine.js';
 
 const { values } = parseArgs({
@@ -26,8 +25,7 @@ await measureEmptyRoute({ connections, duration });
 const server = await startEmbeddedServer();
 const url = `${server.base}/intent`;
 const request = approvedIntentRequest(server.headers);
-// Warm up: first-use key creation, policy compilation, JIT.
-await autocannon({ url, connections: 4, amount: 500, ...request });
+await warmUp(url, request);
 await profiled(values.profile, () =>
   measure('POST /intent APPROVED (token + 3 audit entries)', url, { ...request, connections, duration }),
 );

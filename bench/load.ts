@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import Fastify from 'fastify';
 
 /** The request every decision benchmark sends: the bench tenant's policy approves it. */
-export const APPROVED_INTENT = {
+const APPROVED_INTENT = {
   tenantId: 'bench',
   actor: { id: 'agent-7', type: 'agent' },
   targetSystem: 'acme/payments',
@@ -18,6 +18,18 @@ export function approvedIntentRequest(headers: Record<string, string> = {}) {
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify(APPROVED_INTENT),
   };
+}
+
+/** A first-use warm-up before a measured run: keys created, policy compiled, code compiled by the JIT. */
+export async function warmUp(url: string, request: ReturnType<typeof approvedIntentRequest>): Promise<void> {
+  await autocannon({ url, connections: 4, amount: 500, ...request });
+}
+
+/** A Fastify app with one empty route, `GET /` (the ceiling every run is compared with). */
+export function emptyRouteApp() {
+  const empty = Fastify();
+  empty.get('/', async () => ({ ok: true }));
+  return empty;
 }
 
 export interface LoadOptions extends Partial<autocannon.Options> {
@@ -48,8 +60,7 @@ export async function measure(title: string, url: string, options: LoadOptions):
 
 /** The ceiling of a run: an empty Fastify route in this process, measured as the others are. */
 export async function measureEmptyRoute(options: LoadOptions): Promise<number> {
-  const empty = Fastify();
-  empty.get('/', async () => ({ ok: true }));
+  const empty = emptyRouteApp();
   const url = await empty.listen({ port: 0, host: '127.0.0.1' });
   try {
     return await measure('empty Fastify route (ceiling)', `${url}/`, options);

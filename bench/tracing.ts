@@ -1,10 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { tracingEnabled, withSpan, withSyncSpan } from '../packages/server/src/foundation/tracing.js';
-import { startEmbeddedServer } from './embedded-server.js';
-import { approvedIntentRequest, measure, measureEmptyRoute } from './load.js';
+import { type EmbeddedServer, startEmbeddedServer } from './embedded-server.js';
+import { approvedIntentRequest, measure, measureEmptyRoute, warmUp } from './load.js';
 import { machineLine } from './machine.js';
 
 /**
@@ -59,18 +58,16 @@ console.log(
 );
 await measureEmptyRoute({ connections, duration });
 
+/** `POST /intent` APPROVED against one embedded server, warmed up first unless told otherwise. */
+async function decisions(title: string, server: EmbeddedServer, { warm = true } = {}) {
+  const url = `${server.base}/intent`;
+  const request = approvedIntentRequest(server.headers);
+  if (warm) await warmUp(url, request);
+  await measure(title, url, { ...request, connections, duration });
+}
+
 const off = await startEmbeddedServer();
-await autocannon({
-  url: `${off.base}/intent`,
-  connections: 4,
-  amount: 500,
-  ...approvedIntentRequest(off.headers),
-});
-await measure('POST /intent APPROVED, tracing off', `${off.base}/intent`, {
-  ...approvedIntentRequest(off.headers),
-  connections,
-  duration,
-});
+await decisions('POST /intent APPROVED, tracing off', off);
 
 // A collector that reads each export and answers 200.
 let exported = 0;
@@ -85,26 +82,12 @@ process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(collector.address
 const { startTracing } = await import('../packages/server/src/app/tracing-sdk.js');
 const tracing = startTracing();
 const on = await startEmbeddedServer();
-await autocannon({
-  url: `${on.base}/intent`,
-  connections: 4,
-  amount: 500,
-  ...approvedIntentRequest(on.headers),
-});
-await measure('POST /intent APPROVED, tracing on (OTLP/HTTP)', `${on.base}/intent`, {
-  ...approvedIntentRequest(on.headers),
-  connections,
-  duration,
-});
+await decisions('POST /intent APPROVED, tracing on (OTLP/HTTP)', on);
 await tracing.shutdown();
 console.log(`exported ${(exported / 1e6).toFixed(1)} MB of OTLP JSON`);
 await on.close();
 collector.close();
 
-await measure('POST /intent APPROVED, tracing off again', `${off.base}/intent`, {
-  ...approvedIntentRequest(off.headers),
-  connections,
-  duration,
-});
+await decisions('POST /intent APPROVED, tracing off again', off, { warm: false });
 await off.close();
 console.log(`sink ${sink}`);

@@ -84,8 +84,8 @@ export function toLowS(alg: SigningAlg, signature: Buffer): Buffer {
 /**
  * Signs JWS signing input: raw Ed25519, RSASSA-PKCS1-v1_5 SHA-256, or ECDSA P-256 in JWS (r||s),
  * low-S form. The callback form of `crypto.sign` runs the signature on libuv's thread pool, so the
- * event loop serves other requests meanwhile (an Ed25519 signature costs it about a third of its
- * time signed in place; docs/performance.md).
+ * event loop serves other requests meanwhile (an Ed25519 signature costs it about half of its time
+ * signed in place; docs/performance.md).
  */
 export function signJwsInput(alg: SigningAlg, key: KeyObject, input: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
