@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { type App, buildServer } from '../packages/server/src/app/build-server.js';
-import { SERVER_CHECKPOINT_MS } from '../packages/server/src/cli/context.js';
 import { loadConfig } from '../packages/server/src/config/config.js';
 import { systemClock } from '../packages/server/src/foundation/clock.js';
-import { openStorage } from '../packages/server/src/storage/database.js';
 import { createTenantService } from '../packages/server/src/tenancy/tenant-service.js';
+import { type BenchEngine, openBenchStorage } from './bench-storage.js';
 
 export interface EmbeddedServer {
   app: App;
@@ -18,15 +14,12 @@ export interface EmbeddedServer {
   close(): Promise<void>;
 }
 
-/** The service on a fresh embedded SQLite database in a temporary directory, listening on a free port. */
-export async function startEmbeddedServer(): Promise<EmbeddedServer> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'authority-bench-'));
-  // As `authority serve` opens it: WAL checkpoints in a worker thread.
-  const storage = openStorage({
-    sqliteFile: path.join(dir, 'bench.db'),
-    backgroundCheckpointMs: SERVER_CHECKPOINT_MS,
-  });
-  await storage.migrate();
+/**
+ * The service on a fresh database (embedded SQLite in a temporary directory unless `engine` says
+ * postgres, then a schema of its own on DATABASE_URL), listening on a free port.
+ */
+export async function startEmbeddedServer(engine: BenchEngine = 'sqlite'): Promise<EmbeddedServer> {
+  const { storage, cleanup } = await openBenchStorage(engine);
   const { ownerKey } = await createTenantService(storage, systemClock).create({
     id: 'bench',
     plan: 'enterprise',
@@ -46,8 +39,7 @@ export async function startEmbeddedServer(): Promise<EmbeddedServer> {
     headers: { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'bench' },
     async close() {
       await app.close();
-      await storage.close();
-      rmSync(dir, { recursive: true, force: true });
+      await cleanup();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { benchEngine } from './bench-storage.js';
 import { profiled } from './cpu-profile.js';
 import { startEmbeddedServer } from './embedded-server.js';
 import { approvedIntentRequest, measure, measureEmptyRoute, warmUp } from './load.js';
@@ -8,21 +9,25 @@ const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
+    // postgres: the service on a schema of its own on DATABASE_URL instead of embedded SQLite.
+    engine: { type: 'string', default: 'sqlite' },
     // Writes a CPU profile of the server's thread during the saturated POST /intent run.
     profile: { type: 'string' },
   },
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
+const engine = benchEngine(values.engine);
 
 console.log(`machine: ${machineLine()}`);
+console.log(`engine: ${engine}`);
 console.log(
   `autocannon: ${connections} connections, ${duration} s per run, load generator in a worker thread`,
 );
 
 await measureEmptyRoute({ connections, duration });
 
-const server = await startEmbeddedServer();
+const server = await startEmbeddedServer(engine);
 const url = `${server.base}/intent`;
 const request = approvedIntentRequest(server.headers);
 await warmUp(url, request);

@@ -12,9 +12,6 @@
 //      [--profile-http FILE] (postgres needs DATABASE_URL; --profile writes a CPU profile of the
 //      service-level inclusion proofs, --profile-http one of the saturated HTTP inclusion run)
 import { randomBytes, randomInt } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   hashFromHex,
@@ -26,7 +23,6 @@ import {
 } from '@authority-runtime/sdk';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import pg from 'pg';
 import { buildServer } from '../packages/server/src/app/build-server.js';
 import type { AuditEvent } from '../packages/server/src/chain/audit-entry.js';
 import { chainRepository } from '../packages/server/src/chain/chain-repository.js';
@@ -34,9 +30,9 @@ import { subtreeHashRepository } from '../packages/server/src/chain/subtree-hash
 import { loadConfig } from '../packages/server/src/config/config.js';
 import { createSecretBox } from '../packages/server/src/crypto/secret-box.js';
 import { systemClock } from '../packages/server/src/foundation/clock.js';
-import { openStorage, type Storage } from '../packages/server/src/storage/database.js';
 import { createTenantService } from '../packages/server/src/tenancy/tenant-service.js';
 import { createTransparencyService } from '../packages/server/src/transparency/transparency-service.js';
+import { benchEngine, openBenchStorage } from './bench-storage.js';
 import { writeBulkChain } from './bulk-chain.js';
 import { profiled } from './cpu-profile.js';
 import { machineLine } from './machine.js';
@@ -69,35 +65,6 @@ const event = (n: number): AuditEvent => ({
   },
 });
 
-async function open(): Promise<{ storage: Storage; cleanup: () => Promise<void> }> {
-  if (values.engine === 'postgres') {
-    const url = process.env.DATABASE_URL;
-    if (url === undefined) throw new Error('--engine postgres needs DATABASE_URL');
-    const schema = `bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    const storage = openStorage({ databaseUrl: url, pgSchema: schema, poolSize: 10 });
-    return {
-      storage,
-      cleanup: async () => {
-        await storage.close();
-        await admin.query(`drop schema ${schema} cascade`);
-        await admin.end();
-      },
-    };
-  }
-  const dir = mkdtempSync(path.join(tmpdir(), 'authority-bench-'));
-  const storage = openStorage({ sqliteFile: path.join(dir, 'bench.db'), sqliteSynchronous: 'NORMAL' });
-  return {
-    storage,
-    cleanup: async () => {
-      await storage.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 const percentile = (sorted: readonly number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -111,8 +78,7 @@ console.log(`engine: ${values.engine}`);
 const chainLength = Number(values.chain);
 const proofs = Number(values.proofs);
 const sample = Number(values.verify);
-const { storage, cleanup } = await open();
-await storage.migrate();
+const { storage, cleanup } = await openBenchStorage(benchEngine(values.engine), { walCheckpoints: 'inline' });
 const { ownerKey } = await createTenantService(storage, systemClock).create({
   id: 'bench',
   plan: 'enterprise',

@@ -77,10 +77,13 @@ export async function verifyStoredChain(
     found = checkpointBreak ?? entryBreak;
     cursor = upper + 1;
   }
-  // Checkpoints past the end of the stored chain mean entries were cut off the tail.
+  // A checkpoint past the end means entries were cut off the tail, unless the chain grew while it
+  // was being read: a checkpoint is signed only for entries already committed, so a head read after
+  // the checkpoint covers it unless its entries are gone.
   if (found === null && range.to === undefined) {
-    const beyond = await checkpointRepository.list(storage.db, tenantId, { from: lastIndex + 1, limit: 1 });
-    if (beyond[0]) found = { brokenAt: beyond[0].index, reason: 'CHECKPOINT_MISMATCH' };
+    const [beyond] = await checkpointRepository.list(storage.db, tenantId, { from: lastIndex + 1, limit: 1 });
+    if (beyond && beyond.index > ((await chainRepository.head(storage.db, tenantId))?.lastIndex ?? -1))
+      found = { brokenAt: beyond.index, reason: 'CHECKPOINT_MISMATCH' };
   }
 
   const result: ChainVerification = {
