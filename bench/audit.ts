@@ -4,19 +4,14 @@
 // concurrent appends share one transaction, each acknowledged only after that transaction committed.
 // Run: npx tsx --conditions=development bench/audit.ts --engine sqlite|postgres [--appends 5000] [--concurrency 1,8] [--chain 1000000]
 //      [--synchronous NORMAL|FULL] [--group-commit] [--profile verify.cpuprofile]
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { verifyStoredChain } from '../packages/server/src/audit/stored-chain-verification.js';
 import type { AuditEvent } from '../packages/server/src/chain/audit-entry.js';
 import { chainRepository } from '../packages/server/src/chain/chain-repository.js';
 import { systemClock } from '../packages/server/src/foundation/clock.js';
-import { openStorage, type Storage } from '../packages/server/src/storage/database.js';
 import { createGroupCommit } from '../packages/server/src/storage/group-commit.js';
 import { tenantRepository } from '../packages/server/src/tenancy/tenant-repository.js';
+import { benchEngine, openBenchStorage } from './bench-storage.js';
 import { writeBulkChain } from './bulk-chain.js';
 import { profiled } from './cpu-profile.js';
 import { machineLine } from './machine.js';
@@ -49,39 +44,10 @@ const event = (n: number): AuditEvent => ({
   },
 });
 
-async function open(): Promise<{ storage: Storage; cleanup: () => Promise<void> }> {
-  if (values.engine === 'postgres') {
-    const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-    const schema = `bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    const storage = openStorage({ databaseUrl: url, pgSchema: schema, poolSize: 10 });
-    return {
-      storage,
-      cleanup: async () => {
-        await storage.close();
-        await admin.query(`drop schema ${schema} cascade`);
-        await admin.end();
-      },
-    };
-  }
-  const dir = mkdtempSync(path.join(tmpdir(), 'authority-bench-'));
-  const storage = openStorage({
-    sqliteFile: path.join(dir, 'bench.db'),
-    sqliteSynchronous: values.synchronous === 'FULL' ? 'FULL' : 'NORMAL',
-  });
-  return {
-    storage,
-    cleanup: async () => {
-      await storage.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const { storage, cleanup } = await open();
-await storage.migrate();
+const { storage, cleanup } = await openBenchStorage(benchEngine(values.engine), {
+  walCheckpoints: 'inline',
+  sqliteSynchronous: values.synchronous === 'FULL' ? 'FULL' : 'NORMAL',
+});
 await tenantRepository.insert(
   storage.db,
   { id: 'bench', name: 'bench', plan: 'enterprise', rateLimitPerMinute: 1 },

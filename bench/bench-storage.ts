@@ -21,7 +21,7 @@ export function benchEngine(value: string | undefined): BenchEngine {
  */
 export async function openBenchStorage(
   engine: BenchEngine,
-  options: { walCheckpoints?: 'background' | 'inline' } = {},
+  options: { walCheckpoints?: 'background' | 'inline'; sqliteSynchronous?: 'NORMAL' | 'FULL' } = {},
 ): Promise<{ storage: Storage; cleanup: () => Promise<void> }> {
   if (engine === 'postgres') {
     const url = process.env.DATABASE_URL;
@@ -44,6 +44,7 @@ export async function openBenchStorage(
   const dir = mkdtempSync(path.join(tmpdir(), 'authority-bench-'));
   const storage = openStorage({
     sqliteFile: path.join(dir, 'bench.db'),
+    sqliteSynchronous: options.sqliteSynchronous ?? 'NORMAL',
     ...(options.walCheckpoints === 'inline' ? {} : { backgroundCheckpointMs: SERVER_CHECKPOINT_MS }),
   });
   await storage.migrate();

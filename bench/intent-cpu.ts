@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { benchEngine } from './bench-storage.js';
 import { profiled } from './cpu-profile.js';
 import { startEmbeddedServer } from './embedded-server.js';
 import { approvedIntentRequest, emptyRouteApp } from './load.js';
@@ -14,11 +15,14 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     rounds: { type: 'string', default: '3' },
     profile: { type: 'string' },
+    // postgres: a schema of its own on DATABASE_URL (the database's own CPU is not counted).
+    engine: { type: 'string', default: 'sqlite' },
   },
 });
 const decisions = Number(values.decisions);
 const concurrency = Number(values.concurrency);
 const rounds = Number(values.rounds);
+const engine = benchEngine(values.engine);
 
 type Inject = () => Promise<{ statusCode: number }>;
 
@@ -49,13 +53,14 @@ async function run(title: string, count: number, inject: Inject, expected: numbe
 }
 
 console.log(`machine: ${machineLine()}`);
+console.log(`engine: ${engine}`);
 console.log(`in process: ${decisions} requests per round, ${concurrency} at a time, ${rounds} rounds`);
 
 const empty = emptyRouteApp();
 await empty.ready();
 const emptyInject: Inject = () => empty.inject({ method: 'GET', url: '/' });
 
-const server = await startEmbeddedServer();
+const server = await startEmbeddedServer(engine);
 const request = approvedIntentRequest(server.headers);
 const decide: Inject = () =>
   server.app.inject({ method: 'POST', url: '/intent', headers: request.headers, payload: request.body });

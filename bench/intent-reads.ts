@@ -8,18 +8,15 @@
 // exactly as appends seal them, written in bulk (as bench/audit.ts does), 4 per filler intent.
 // Requests go through app.inject, one at a time, so the figures are the server's own latency.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os, { tmpdir } from 'node:os';
-import path from 'node:path';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { buildServer } from '../packages/server/src/app/build-server.js';
 import { sealEntry } from '../packages/server/src/chain/audit-entry.js';
 import { chainRepository } from '../packages/server/src/chain/chain-repository.js';
 import { loadConfig } from '../packages/server/src/config/config.js';
 import { systemClock } from '../packages/server/src/foundation/clock.js';
-import { openStorage, type Storage } from '../packages/server/src/storage/database.js';
 import { createTenantService } from '../packages/server/src/tenancy/tenant-service.js';
+import { benchEngine, openBenchStorage } from './bench-storage.js';
 import { machineLine } from './machine.js';
 
 const { values } = parseArgs({
@@ -32,36 +29,7 @@ const { values } = parseArgs({
 const lengths = values.lengths.split(',').map(Number);
 const requests = Number(values.requests);
 
-async function open(): Promise<{ storage: Storage; cleanup: () => Promise<void> }> {
-  if (values.engine === 'postgres') {
-    const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-    const schema = `bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    const storage = openStorage({ databaseUrl: url, pgSchema: schema, poolSize: 10 });
-    return {
-      storage,
-      cleanup: async () => {
-        await storage.close();
-        await admin.query(`drop schema ${schema} cascade`);
-        await admin.end();
-      },
-    };
-  }
-  const dir = mkdtempSync(path.join(tmpdir(), 'authority-bench-'));
-  const storage = openStorage({ sqliteFile: path.join(dir, 'bench.db') });
-  return {
-    storage,
-    cleanup: async () => {
-      await storage.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const { storage, cleanup } = await open();
-await storage.migrate();
+const { storage, cleanup } = await openBenchStorage(benchEngine(values.engine), { walCheckpoints: 'inline' });
 const { ownerKey } = await createTenantService(storage, systemClock).create({
   id: 'bench',
   plan: 'enterprise',
