@@ -159,6 +159,8 @@ export function createConnectorRegistry(deps: {
       );
       try {
         await storage.writeTransaction(async (trx) => {
+          // The head lock serializes concurrent creates (PostgreSQL reads the count without one).
+          await chainRepository.lockHead(trx, tenantId, now);
           if ((await connectorRepository.count(trx, tenantId)) >= MAX_CONNECTORS_PER_TENANT) {
             throw new AppError('CONFLICT', `A tenant has at most ${MAX_CONNECTORS_PER_TENANT} connectors`, {
               limit: MAX_CONNECTORS_PER_TENANT,

@@ -119,6 +119,8 @@ export function createWebhookEndpoints(deps: {
         updated_at: now,
       };
       await storage.writeTransaction(async (trx) => {
+        // The head lock serializes concurrent creates (PostgreSQL reads the count without one).
+        await chainRepository.lockHead(trx, tenantId, now);
         const count = await endpointRepository.count(trx, tenantId);
         if (count >= MAX_ENDPOINTS_PER_TENANT) {
           throw new AppError(
