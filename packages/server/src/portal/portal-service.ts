@@ -210,6 +210,16 @@ export function createPortalService(deps: {
     ): Promise<{ mfaVerified: true; enrolled: boolean; sessionId: string }> {
       const now = clock();
       const outcome = await storage.writeTransaction(async (trx) => {
+        // Codes sent at once are judged one at a time under the tenant's head lock, each against
+        // the failures its predecessors counted, and none once they have ended the session
+        // (PostgreSQL would otherwise read the same count in each and lose increments).
+        await chainRepository.lockHead(trx, principal.tenantId, now);
+        const failures = await portalSessionRepository.mfaFailures(
+          trx,
+          principal.tenantId,
+          principal.session.key,
+        );
+        if (failures === undefined) throw invalidSession('unknown_session');
         const user = await portalUserRepository.get(trx, principal.tenantId, principal.id);
         if (!user) throw invalidSession('unknown_user');
         const usePending =
@@ -244,12 +254,7 @@ export function createPortalService(deps: {
           );
           return { accepted: true as const, enrolled: usePending, sessionId };
         }
-        const failures = await portalSessionRepository.mfaFailures(
-          trx,
-          principal.tenantId,
-          principal.session.key,
-        );
-        const count = (failures ?? MAX_MFA_FAILURES) + 1;
+        const count = failures + 1;
         const ended = count >= MAX_MFA_FAILURES;
         if (ended) {
           await portalSessionRepository.delete(trx, principal.tenantId, principal.session.key);

@@ -252,6 +252,32 @@ for (const engine of ENGINES) {
       assert.deepEqual(failures.at(-1)?.payload, { reason: 'invalid_mfa_code', sessionEnded: true });
     });
 
+    it('wrong codes sent at once are judged one by one: five, then the session is gone', async () => {
+      const user = await createUser(t, 'acme', 'owner');
+      const res = await login(t, 'acme', user.email);
+      const headers = { 'x-portal-session-id': res.json().sessionId, 'x-tenant-id': 'acme' };
+      const enroll = await post('/portal/mfa/enroll', headers);
+      const right = totpCode(base32Decode(enroll.json().secret), t.clock());
+      const wrong = right === '999999' ? '999998' : '999999';
+      const judgedBefore = (await auditEvents('acme', 'portal.mfa.failed')).length;
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () => post('/portal/mfa', headers, { code: wrong })),
+      );
+      const codes = answers.map((answer) => answer.json().error.code as string);
+      assert.deepEqual(
+        [
+          codes.filter((code) => code === 'UNAUTHORIZED').length,
+          codes.filter((code) => code === 'INVALID_PORTAL_SESSION').length,
+        ],
+        [5, 7],
+      );
+      const judged = (await auditEvents('acme', 'portal.mfa.failed')).slice(judgedBefore);
+      assert.deepEqual(
+        judged.map((event) => event.payload.sessionEnded),
+        [false, false, false, false, true],
+      );
+    });
+
     it('expires after 30 idle minutes (injected clock)', async () => {
       const session = await portalLogin(t, 'acme', 'auditor');
       t.clock.advance(29 * MINUTE);
