@@ -70,6 +70,11 @@ export interface SigningKeyService {
   jwks(tenantId: string): Promise<{ keys: PublicJwk[] }>;
   /** RETIRED public keys, kept for receipts and checkpoints. */
   archive(tenantId: string): Promise<{ keys: PublicJwk[] }>;
+  /**
+   * Every public key of the tenant, whatever its status, in one read (a receipt embeds them: read
+   * as jwks then archive, a rotation between the two would list a key twice or not at all).
+   */
+  allPublicKeys(tenantId: string): Promise<{ keys: PublicJwk[] }>;
   /** A signer bound to the ACTIVE key; signing never happens inside a database transaction. */
   signer(tenantId: string): Promise<JwsSigner>;
   /** The public key of any kid of the tenant (any status), for verifying the tenant's own records. */
@@ -371,6 +376,10 @@ export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService
 
     async archive(tenantId) {
       return { keys: (await rows(tenantId, ['RETIRED'])).map((r) => toPublicJwk(toView(r))) };
+    },
+
+    async allPublicKeys(tenantId) {
+      return { keys: (await rows(tenantId)).map((r) => toPublicJwk(toView(r))) };
     },
 
     async signer(tenantId) {

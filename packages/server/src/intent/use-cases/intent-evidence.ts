@@ -32,6 +32,31 @@ export function createIntentEvidence(deps: {
     return intent;
   }
 
+  /**
+   * The intent and its audit entries as of one moment: the intent is read again after its entries
+   * and the pair read anew if it changed in between (a token minted, a human decision), so a
+   * receipt never pairs an intent row with entries of another state of it. An intent changes a
+   * few times in its life, so this ends.
+   */
+  async function intentWithItsEntries(tenantId: string, intentId: string) {
+    let intent = await intentOrNotFound(tenantId, intentId);
+    for (;;) {
+      const status = intentStatus(intent, clock());
+      if (status === 'ESCALATED') {
+        throw new AppError('CONFLICT', 'The intent is escalated and awaits a human decision; no receipt yet');
+      }
+      const entries = await deps.audit.entriesForIntent(tenantId, intentId);
+      const again = await intentOrNotFound(tenantId, intentId);
+      if (
+        again.updatedAt === intent.updatedAt &&
+        again.token === intent.token &&
+        again.status === intent.status
+      )
+        return { intent, entries, status };
+      intent = again;
+    }
+  }
+
   return {
     async evidenceBundle(tenantId: string, intentId: string): Promise<EvidenceBundle> {
       await intentOrNotFound(tenantId, intentId);
@@ -41,20 +66,16 @@ export function createIntentEvidence(deps: {
     },
 
     async receipt(tenantId: string, intentId: string): Promise<Receipt> {
-      const intent = await intentOrNotFound(tenantId, intentId);
-      const status = intentStatus(intent, clock());
-      if (status === 'ESCALATED') {
-        throw new AppError('CONFLICT', 'The intent is escalated and awaits a human decision; no receipt yet');
-      }
-      const entries = await deps.audit.entriesForIntent(tenantId, intentId);
+      const { intent, entries, status } = await intentWithItsEntries(tenantId, intentId);
       const head = await chainRepository.head(storage.db, tenantId);
       if (!head || entries.length === 0)
         throw new AppError('CONFLICT', 'The intent has no audit entries yet');
       const treeSize = head.lastIndex + 1;
-      const [signer, current, archive, checkpoint, inclusion] = await Promise.all([
-        deps.signingKeys.signer(tenantId),
-        deps.signingKeys.jwks(tenantId),
-        deps.signingKeys.archive(tenantId),
+      // The keys are read after the signer, so the embedded set holds the signer's key whatever
+      // rotation commits meanwhile (keys are never deleted).
+      const signer = await deps.signingKeys.signer(tenantId);
+      const [keys, checkpoint, inclusion] = await Promise.all([
+        deps.signingKeys.allPublicKeys(tenantId),
         deps.transparency.checkpointAt(tenantId, treeSize),
         Promise.all(
           entries.map(async (entry) => {
@@ -73,7 +94,7 @@ export function createIntentEvidence(deps: {
         entries,
         head: { index: head.lastIndex, hash: head.lastHash },
         signer,
-        jwks: { keys: [...current.keys, ...archive.keys] },
+        jwks: keys,
         checkpoint,
         inclusion,
         nowMs: clock(),
