@@ -104,12 +104,16 @@ export function createWitnessPusher(deps: WitnessPusherDeps) {
     }
   }
 
-  /** One witness: pushes until it cosigns, or throws PushFailed / a transport error. */
+  /**
+   * One witness: pushes until it cosigns (its signature line), finds the push overtaken by a later
+   * checkpoint another instance pushed (undefined: nothing to record), or throws PushFailed / a
+   * transport error.
+   */
   async function cosign(
     tenantId: string,
     witness: AuditWitnessesTable,
     latest: LatestCheckpoint,
-  ): Promise<string> {
+  ): Promise<string | undefined> {
     const verifier = cosignatureVerifier(witness.verifier_key);
     const body = parseSignedNote(latest.note).text;
     let oldSize = witness.cosigned_size > latest.size ? 0 : witness.cosigned_size;
@@ -124,6 +128,9 @@ export function createWitnessPusher(deps: WitnessPusherDeps) {
       }
       if (answer.status === 409 && 'latestSize' in answer) {
         if (answer.latestSize > latest.size) {
+          // Another instance pushed a later checkpoint of this log meanwhile: this push is stale,
+          // not a failure. Only a witness ahead of the log as it stands now is one.
+          if (((await source.latest(tenantId))?.size ?? 0) >= answer.latestSize) return undefined;
           throw new PushFailed(
             `the witness has cosigned size ${answer.latestSize}, larger than this log's ${latest.size}`,
           );
@@ -141,6 +148,7 @@ export function createWitnessPusher(deps: WitnessPusherDeps) {
   async function pushWitness(tenantId: string, witness: AuditWitnessesTable, latest: LatestCheckpoint) {
     try {
       const line = await cosign(tenantId, witness, latest);
+      if (line === undefined) return;
       const at = clock();
       await storage.writeTransaction((trx) =>
         witnessRepository.recordCosignature(
