@@ -3,7 +3,7 @@ import { chainRepository } from '../chain/chain-repository.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Clock } from '../foundation/clock.js';
 import type { Principal } from '../identity/principal.js';
-import type { Storage } from '../storage/database.js';
+import type { Executor, Storage } from '../storage/database.js';
 import { authorityActorRepository } from './authority-actor-repository.js';
 import type { KillSwitch } from './tenant.js';
 import { tenantRepository } from './tenant-repository.js';
@@ -36,6 +36,26 @@ export function floorSetting(tenantId: string, settings: TenantSettings | undefi
     changedBy: settings?.floorChangedBy ?? null,
     changedAt: iso(settings?.floorChangedAtMs ?? null),
   };
+}
+
+/**
+ * Whether the tenant's kill switch is on for a write that releases authority (a token issued or
+ * consumed), read in that write's transaction under the tenant's chain head lock. Turning the
+ * switch on takes the same lock before it commits, so either it committed first and is seen here,
+ * or it waits for this transaction and answers after it: no token is issued or consumed after the
+ * switch's answer. The switch read when the decision was made may be stale by then.
+ */
+export async function killSwitchOnAtCommit(trx: Executor, tenantId: string, now: number): Promise<boolean> {
+  await chainRepository.lockHead(trx, tenantId, now);
+  return tenantRepository.killSwitchOn(trx, tenantId);
+}
+
+/** Thrown in a write that would release authority when the kill switch went on after its decision. */
+export class KillSwitchEngaged extends Error {
+  constructor(readonly tenantId: string) {
+    super(`the kill switch of ${tenantId} was turned on before this write could commit`);
+    this.name = 'KillSwitchEngaged';
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { compiledQuery } from '../storage/compiled-query.js';
 import type { Executor } from '../storage/database.js';
 import { forUpdate } from '../storage/row-lock.js';
 import type { TenantsTable } from '../storage/schema.js';
@@ -38,7 +39,17 @@ export interface StoredAccess {
 }
 
 /** Tenants table access. Every method takes the executor so callers can run it inside a transaction. */
+const killSwitchQuery = compiledQuery((db: Executor, [id]: [string]) =>
+  db.selectFrom('tenants').select('kill_switch_enabled').where('id', '=', id),
+);
+
 export const tenantRepository = {
+  /** Whether the tenant's kill switch is on (an unknown tenant's is: nothing may pass for it). */
+  async killSwitchOn(db: Executor, id: string): Promise<boolean> {
+    const row = (await killSwitchQuery(db, [id])).rows[0];
+    return row === undefined || row.kill_switch_enabled === 1;
+  },
+
   async insert(db: Executor, tenant: NewTenant, now: number): Promise<Tenant> {
     const row = {
       id: tenant.id,

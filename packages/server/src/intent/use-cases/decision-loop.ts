@@ -9,7 +9,11 @@ import { requestHash } from '../../idempotency/idempotency.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
 import { createGroupCommit } from '../../storage/group-commit.js';
-import type { TenantControls } from '../../tenancy/tenant-controls.js';
+import {
+  KillSwitchEngaged,
+  killSwitchOnAtCommit,
+  type TenantControls,
+} from '../../tenancy/tenant-controls.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
 import { type MintedToken, mintDecisionToken } from '../../tokens/decision-token.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
@@ -48,6 +52,13 @@ export interface SubmitResult {
 
 /** Decisions per group commit: 64 intents of 18 columns stay far below SQLite's parameter limit. */
 const MAX_BATCH = 64;
+
+/**
+ * How often a decision is made again when the kill switch went on between it and its commit. The
+ * second attempt reads the switch on and denies; a third is needed only if the switch went off and
+ * on again meanwhile. After that the loop fails closed.
+ */
+const DECISION_ATTEMPTS = 3;
 
 /**
  * `POST /intent` (contract §4.6): load the tenant's controls and policy, run the gates, sign a
@@ -93,6 +104,12 @@ export function createDecisionLoop(deps: {
     });
     const responses: IntentResponse[] = new Array(items.length);
     for (const [tenantId, indexes] of byTenant) {
+      const issuesToken = indexes.some(
+        (index) => (items[index] as PendingDecision).response.authorityDecisionToken !== undefined,
+      );
+      if (issuesToken && (await killSwitchOnAtCommit(trx, tenantId, now))) {
+        throw new KillSwitchEngaged(tenantId);
+      }
       const appended = await chainRepository.append(
         trx,
         tenantId,
@@ -180,7 +197,27 @@ export function createDecisionLoop(deps: {
     }
   }
 
+  /**
+   * Decides and records, and decides again when the kill switch went on after the decision read it
+   * and before an approval committed (the group commit refuses to issue its token): the next
+   * attempt reads the switch on and denies.
+   */
   async function decideAndRecord(
+    principal: Principal,
+    request: IntentRequest,
+    explain: boolean,
+    idempotencyKey: string | undefined,
+  ): Promise<SubmitResult> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await decideAndRecordOnce(principal, request, explain, idempotencyKey);
+      } catch (error) {
+        if (!(error instanceof KillSwitchEngaged) || attempt === DECISION_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async function decideAndRecordOnce(
     principal: Principal,
     request: IntentRequest,
     explain: boolean,

@@ -5,6 +5,7 @@ import type { Clock } from '../../foundation/clock.js';
 import { type Idempotency, requestHash } from '../../idempotency/idempotency.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Storage } from '../../storage/database.js';
+import { killSwitchOnAtCommit } from '../../tenancy/tenant-controls.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
 import { mintDecisionToken } from '../../tokens/decision-token.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
@@ -21,6 +22,9 @@ export type IntentTokenResponse = IntentResponse & { authorityDecisionToken: str
 
 /** Idempotency scope of `POST /intent/:id/token` (`POST /intent` uses scope `intent`). */
 export const TOKEN_IDEMPOTENCY_SCOPE = 'intent-token';
+
+const killSwitchOn = (status: string) =>
+  new AppError('CONFLICT', 'The tenant kill switch is on', { status, reason: 'kill_switch' });
 
 /**
  * The one token an approved escalation earns (contract §4.8), minted for the principal that
@@ -59,9 +63,7 @@ export function createEscalationTokens(deps: {
       });
     }
     const tenant = await deps.tenants.get(tenantId);
-    if (!tenant || tenant.killSwitch.enabled) {
-      throw new AppError('CONFLICT', 'The tenant kill switch is on', { status, reason: 'kill_switch' });
-    }
+    if (!tenant || tenant.killSwitch.enabled) throw killSwitchOn(status);
     const thresholds = await deps.thresholds.read(tenantId);
     const request = record.request as { proposedAction: string; args?: unknown };
     const plan = await planExecution(deps.connectors, tenantId, record.targetSystem);
@@ -93,6 +95,8 @@ export function createEscalationTokens(deps: {
           reason: 'token_already_issued',
         });
       }
+      // The switch read above may have gone on since: read again where turning it on must wait.
+      if (await killSwitchOnAtCommit(trx, tenantId, now)) throw killSwitchOn(status);
       const appended = await chainRepository.append(
         trx,
         tenantId,

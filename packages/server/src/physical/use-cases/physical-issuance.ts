@@ -31,6 +31,7 @@ import { withSpan } from '../../foundation/tracing.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
 import { createGroupCommit } from '../../storage/group-commit.js';
+import { KillSwitchEngaged, killSwitchOnAtCommit } from '../../tenancy/tenant-controls.js';
 import {
   buildPhysicalClaims,
   type ClassificationResult,
@@ -124,6 +125,9 @@ type DecisionWrite<T> = (trx: Executor) => Promise<T>;
 
 /** Decisions per group commit: each writes a handful of rows, so SQLite's limits are far away. */
 const MAX_BATCH = 64;
+
+/** Attempts of an issuance the kill switch overtook (the second reads it on and denies). */
+const DECISION_ATTEMPTS = 3;
 
 export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssuance {
   const { storage, clock } = deps;
@@ -305,6 +309,8 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
         });
       }
       await snapshot(trx);
+      // The kill switch read by the decision may have gone on since (tenant-controls.ts).
+      if (await killSwitchOnAtCommit(trx, tenantId, nowMs)) throw new KillSwitchEngaged(tenantId);
       await deps.audit.record(trx, {
         ...record,
         decision: 'ALLOW',
@@ -349,7 +355,14 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
 
     async issue(tenantId, request, scope) {
       try {
-        return await issue(tenantId, request, scope);
+        // An ALLOW the kill switch overtook before its commit is decided again: the switch is on now.
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            return await issue(tenantId, request, scope);
+          } catch (error) {
+            if (!(error instanceof KillSwitchEngaged) || attempt === DECISION_ATTEMPTS) throw error;
+          }
+        }
       } catch (error) {
         throw failClosed(error);
       }

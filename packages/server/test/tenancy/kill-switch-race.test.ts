@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { bearer, createTestApp, type Headers, type TestApp } from '../helpers/app.js';
+import { intentPayload } from '../helpers/intents.js';
+import { ENGINES } from '../helpers/storage.js';
+import { clearState, issue, registerActors, tokenBody } from '../physical-api/fixtures.js';
+
+/**
+ * The kill switch against writes already under way: each test turns the switch on after the write
+ * read it off and before the write's transaction, from inside a step the write takes in between
+ * (signing, the key lookup). Nothing may be issued or consumed after the switch's answer.
+ */
+for (const engine of ENGINES) {
+  describe(`kill switch turned on while a token is on its way (${engine})`, () => {
+    let t: TestApp;
+    let owner: Headers;
+    let agent: Headers;
+    let approver: Headers;
+    const restore: Array<() => void> = [];
+
+    before(async () => {
+      t = await createTestApp(engine);
+      owner = bearer((await t.createTenant('acme', 'enterprise')).ownerKey.key, 'acme');
+      agent = await t.roleHeaders('acme', 'agent');
+      approver = await t.roleHeaders('acme', 'approver');
+      await registerActors(t, owner);
+    });
+    afterEach(async () => {
+      for (const undo of restore.splice(0)) undo();
+      await killSwitch(false);
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    async function killSwitch(enabled: boolean): Promise<void> {
+      const response = await t.app.inject({
+        method: 'PUT',
+        url: '/authority/kill-switch/acme',
+        headers: owner,
+        payload: enabled ? { enabled, reason: 'incident 4711' } : { enabled },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+    }
+
+    /** Replaces `object[name]` so that its first call turns the switch on before running. */
+    function switchOnInside<T extends object, K extends keyof T>(object: T, name: K): { calls: number } {
+      const original = object[name] as (...args: unknown[]) => unknown;
+      const seen = { calls: 0 };
+      object[name] = (async (...args: unknown[]) => {
+        seen.calls += 1;
+        if (seen.calls === 1) await killSwitch(true);
+        return original.apply(object, args);
+      }) as T[K];
+      restore.push(() => {
+        object[name] = original as T[K];
+      });
+      return seen;
+    }
+
+    /** The event types of the tenant's chain from the switch's last change on. */
+    async function eventsSinceSwitch(): Promise<string[]> {
+      const rows = await t.storage.db
+        .selectFrom('audit_entries')
+        .select('event_type')
+        .where('tenant_id', '=', 'acme')
+        .orderBy('idx')
+        .execute();
+      const types = rows.map((row) => row.event_type);
+      return types.slice(types.lastIndexOf('killswitch.changed'));
+    }
+
+    it('POST /intent: an approval whose token was being signed when the switch went on is denied', async () => {
+      const signing = switchOnInside(t.services.signingKeys, 'signer');
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers: agent,
+        payload: intentPayload('list open pull requests'),
+      });
+      assert.equal(signing.calls, 1, 'signed once, for the attempt the switch overtook');
+      assert.equal(response.statusCode, 403, response.body);
+      const body = response.json();
+      assert.equal(body.authorityDecision.decision, 'DENIED');
+      assert.equal(body.authorityDecisionToken, undefined);
+      const events = await eventsSinceSwitch();
+      assert.equal(events[0], 'killswitch.changed');
+      assert.ok(!events.includes('token.issued'), `no token issued after the switch: ${events.join(', ')}`);
+      const stored = await t.storage.db
+        .selectFrom('intents')
+        .select(['decision', 'token'])
+        .where('tenant_id', '=', 'acme')
+        .where('id', '=', body.intentId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(stored, { decision: 'DENIED', token: null });
+    });
+
+    it('POST /authority/tokens/consume: a token being verified when the switch went on is not spent', async () => {
+      const approved = await t.app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers: agent,
+        payload: intentPayload('list open pull requests'),
+      });
+      assert.equal(approved.statusCode, 200, approved.body);
+      const payload = {
+        token: approved.json().authorityDecisionToken,
+        adapterId: 'external',
+        targetSystem: 'acme/payments',
+      };
+      const consume = () =>
+        t.app.inject({ method: 'POST', url: '/authority/tokens/consume', headers: agent, payload });
+
+      const lookup = switchOnInside(t.services.signingKeys, 'jwks');
+      const refused = await consume();
+      assert.equal(lookup.calls, 1);
+      assert.deepEqual(refused.json(), { valid: false, reason: 'TENANT_KILL_SWITCH' });
+      assert.ok(!(await eventsSinceSwitch()).includes('token.consumed'));
+
+      for (const undo of restore.splice(0)) undo();
+      await killSwitch(false);
+      const consumed = await consume();
+      assert.equal(consumed.json().valid, true, `the nonce was not spent: ${consumed.body}`);
+    });
+
+    it('POST /intent/:id/token: an approved escalation whose token was being signed is refused', async () => {
+      const escalated = await t.app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers: agent,
+        payload: intentPayload('merge pull request 42'),
+      });
+      assert.equal(escalated.statusCode, 202, escalated.body);
+      const intentId = escalated.json().intentId as string;
+      const approval = await t.app.inject({
+        method: 'POST',
+        url: '/authority/approval',
+        headers: approver,
+        payload: { intentId, decision: 'approve', rationale: 'Reviewed the change and its blast radius' },
+      });
+      assert.equal(approval.statusCode, 200, approval.body);
+
+      switchOnInside(t.services.signingKeys, 'signer');
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: `/intent/${intentId}/token`,
+        headers: agent,
+      });
+      assert.equal(refused.statusCode, 409, refused.body);
+      assert.equal(refused.json().error.details.reason, 'kill_switch');
+      assert.ok(!(await eventsSinceSwitch()).includes('token.issued'));
+
+      for (const undo of restore.splice(0)) undo();
+      await killSwitch(false);
+      const minted = await t.app.inject({ method: 'POST', url: `/intent/${intentId}/token`, headers: agent });
+      assert.equal(minted.statusCode, 200, 'the token was not attached by the refused attempt');
+    });
+
+    it('POST /v1/physical/authority-tokens: an ALLOW being signed when the switch went on is denied', async () => {
+      const signing = switchOnInside(t.services.physical.signer, 'sign');
+      const response = await issue(t, agent, tokenBody({ physicalState: clearState(t.clock()) }));
+      assert.equal(signing.calls, 1);
+      assert.equal(response.statusCode, 422, response.body);
+      assert.equal(response.json().error.details.clauseId, 'kill-switch');
+      const decisions = await t.storage.db
+        .selectFrom('physical_decisions')
+        .select(['decision', 'token_jti'])
+        .where('tenant_id', '=', 'acme')
+        .execute();
+      assert.deepEqual(decisions, [{ decision: 'DENY', token_jti: null }], 'no ALLOW recorded');
+    });
+
+    it('under concurrent load, nothing is issued or consumed after the switch in the chain', async () => {
+      const decide = () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/intent',
+          headers: agent,
+          payload: intentPayload('list open pull requests'),
+        });
+      const tokens: string[] = [];
+      for (let i = 0; i < 30; i += 1) tokens.push((await decide()).json().authorityDecisionToken);
+      const consume = (token: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/authority/tokens/consume',
+          headers: agent,
+          payload: { token, adapterId: 'external', targetSystem: 'acme/payments' },
+        });
+      const consumedEntries = async () =>
+        (
+          await t.storage.db
+            .selectFrom('audit_entries')
+            .select('idx')
+            .where('tenant_id', '=', 'acme')
+            .where('event_type', '=', 'token.consumed')
+            .execute()
+        ).length;
+      const consumedBefore = await consumedEntries();
+      const physical = () => issue(t, agent, tokenBody({ physicalState: clearState(t.clock()) }));
+      const work = [
+        ...tokens.map((token) => consume(token)),
+        ...Array.from({ length: 30 }, () => decide()),
+        ...Array.from({ length: 10 }, () => physical()),
+      ];
+      const [answers] = await Promise.all([Promise.all(work), killSwitch(true)]);
+
+      const events = await eventsSinceSwitch();
+      for (const released of ['token.issued', 'token.consumed', 'physical.token.issued']) {
+        assert.ok(!events.includes(released), `${released} after the switch: ${events.join(', ')}`);
+      }
+      const consumed = answers.slice(0, tokens.length).filter((answer) => answer.json().valid === true);
+      const approved = answers
+        .slice(tokens.length)
+        .filter((answer) => answer.json().authorityDecisionToken !== undefined || answer.json().token);
+      assert.equal(
+        (await consumedEntries()) - consumedBefore,
+        consumed.length,
+        'each valid answer has its entry',
+      );
+      assert.ok(approved.length + consumed.length < work.length, 'the switch refused some of them');
+    });
+  });
+}
