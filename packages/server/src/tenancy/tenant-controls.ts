@@ -50,11 +50,26 @@ export async function killSwitchOnAtCommit(trx: Executor, tenantId: string, now:
   return tenantRepository.killSwitchOn(trx, tenantId);
 }
 
-/** Thrown in a write that would release authority when the kill switch went on after its decision. */
-export class KillSwitchEngaged extends Error {
+/**
+ * Whether the actor is blocked in the tenant's actor list, read in a write's transaction after
+ * `killSwitchOnAtCommit`: blocking an actor takes the same head lock before it commits.
+ */
+export async function actorBlockedAtCommit(
+  trx: Executor,
+  tenantId: string,
+  actorId: string,
+): Promise<boolean> {
+  return (await authorityActorRepository.status(trx, tenantId, actorId)) === 'blocked';
+}
+
+/**
+ * Thrown in a write that would release authority when the kill switch went on, or the actor was
+ * blocked, after its decision read them: the write rolls back and the decision is made again.
+ */
+export class AuthorityWithdrawn extends Error {
   constructor(readonly tenantId: string) {
-    super(`the kill switch of ${tenantId} was turned on before this write could commit`);
-    this.name = 'KillSwitchEngaged';
+    super(`the kill switch or the actor list of ${tenantId} changed before this write could commit`);
+    this.name = 'AuthorityWithdrawn';
   }
 }
 

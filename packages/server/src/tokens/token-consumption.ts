@@ -11,7 +11,7 @@ import { isUniqueViolation } from '../errors/database-errors.js';
 import type { Clock } from '../foundation/clock.js';
 import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
-import { KillSwitchEngaged, killSwitchOnAtCommit } from '../tenancy/tenant-controls.js';
+import { AuthorityWithdrawn, killSwitchOnAtCommit } from '../tenancy/tenant-controls.js';
 import type { SigningKeyService } from './signing-keys.js';
 import { tokenNonceRepository } from './token-nonce-repository.js';
 
@@ -91,7 +91,7 @@ export function createTokenConsumption(deps: {
               expiresAtMs,
             });
             // After the nonce, before the entry: the order of locks every consume takes.
-            if (await killSwitchOnAtCommit(trx, tenantId, now)) throw new KillSwitchEngaged(tenantId);
+            if (await killSwitchOnAtCommit(trx, tenantId, now)) throw new AuthorityWithdrawn(tenantId);
             await chainRepository.append(
               trx,
               tenantId,
@@ -129,7 +129,7 @@ export function createTokenConsumption(deps: {
     });
     if (result.valid) return { valid: true, claims: result.claims };
     // The switch went on after the check above: the consume rolled back, the nonce is unspent.
-    if (failures[0] instanceof KillSwitchEngaged) return { valid: false, reason: 'TENANT_KILL_SWITCH' };
+    if (failures[0] instanceof AuthorityWithdrawn) return { valid: false, reason: 'TENANT_KILL_SWITCH' };
     // The database failing must not read as a verdict on the token: surface the cause (503/500).
     if (result.reason === 'NONCE_STORE_UNAVAILABLE' || result.reason === 'KEY_SOURCE_UNAVAILABLE') {
       throw failures[0] ?? new Error(`token consumption could not complete: ${result.detail}`);

@@ -6,12 +6,12 @@ import { ENGINES } from '../helpers/storage.js';
 import { clearState, issue, registerActors, tokenBody } from '../physical-api/fixtures.js';
 
 /**
- * The kill switch against writes already under way: each test turns the switch on after the write
- * read it off and before the write's transaction, from inside a step the write takes in between
- * (signing, the key lookup). Nothing may be issued or consumed after the switch's answer.
+ * The kill switch and an actor block against writes already under way: each test turns one on
+ * after the write read it off and before the write's transaction, from inside a step the write
+ * takes in between (signing, the key lookup). Nothing may be issued or consumed after its answer.
  */
 for (const engine of ENGINES) {
-  describe(`kill switch turned on while a token is on its way (${engine})`, () => {
+  describe(`kill switch or actor block while a token is on its way (${engine})`, () => {
     let t: TestApp;
     let owner: Headers;
     let agent: Headers;
@@ -93,6 +93,49 @@ for (const engine of ENGINES) {
         .where('id', '=', body.intentId)
         .executeTakeFirstOrThrow();
       assert.deepEqual(stored, { decision: 'DENIED', token: null });
+    });
+
+    it('POST /intent: an approval whose token was being signed when its actor was blocked is denied', async () => {
+      const setActor = async (status: 'active' | 'blocked') => {
+        const response = await t.app.inject({
+          method: 'PUT',
+          url: '/authority/actors/agent-7',
+          headers: owner,
+          payload: { status, reason: 'leaked key' },
+        });
+        assert.equal(response.statusCode, 200, response.body);
+      };
+      const { signer } = t.services.signingKeys;
+      let calls = 0;
+      t.services.signingKeys.signer = async (tenantId) => {
+        calls += 1;
+        if (calls === 1) await setActor('blocked');
+        return signer.call(t.services.signingKeys, tenantId);
+      };
+      restore.push(() => {
+        t.services.signingKeys.signer = signer;
+      });
+      try {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/intent',
+          headers: agent,
+          payload: intentPayload('list open pull requests'),
+        });
+        assert.equal(response.statusCode, 403, response.body);
+        assert.equal(response.json().authorityDecision.decidingRule.id, 'signal:actor-blocked');
+        assert.equal(response.json().authorityDecisionToken, undefined);
+        const rows = await t.storage.db
+          .selectFrom('audit_entries')
+          .select('event_type')
+          .where('tenant_id', '=', 'acme')
+          .orderBy('idx')
+          .execute();
+        const types = rows.map((row) => row.event_type);
+        assert.ok(!types.slice(types.lastIndexOf('actor.changed')).includes('token.issued'));
+      } finally {
+        await setActor('active');
+      }
     });
 
     it('POST /authority/tokens/consume: a token being verified when the switch went on is not spent', async () => {

@@ -10,7 +10,8 @@ import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
 import { createGroupCommit } from '../../storage/group-commit.js';
 import {
-  KillSwitchEngaged,
+  AuthorityWithdrawn,
+  actorBlockedAtCommit,
   killSwitchOnAtCommit,
   type TenantControls,
 } from '../../tenancy/tenant-controls.js';
@@ -54,9 +55,9 @@ export interface SubmitResult {
 const MAX_BATCH = 64;
 
 /**
- * How often a decision is made again when the kill switch went on between it and its commit. The
- * second attempt reads the switch on and denies; a third is needed only if the switch went off and
- * on again meanwhile. After that the loop fails closed.
+ * How often a decision is made again when the kill switch went on, or its actor was blocked,
+ * between it and its commit. The second attempt reads the change and denies; a third is needed
+ * only if it was undone and made again meanwhile. After that the loop fails closed.
  */
 const DECISION_ATTEMPTS = 3;
 
@@ -104,12 +105,12 @@ export function createDecisionLoop(deps: {
     });
     const responses: IntentResponse[] = new Array(items.length);
     for (const [tenantId, indexes] of byTenant) {
-      const issuesToken = indexes.some(
-        (index) => (items[index] as PendingDecision).response.authorityDecisionToken !== undefined,
+      await refuseWithdrawnAuthority(
+        trx,
+        tenantId,
+        indexes.map((index) => items[index] as PendingDecision),
+        now,
       );
-      if (issuesToken && (await killSwitchOnAtCommit(trx, tenantId, now))) {
-        throw new KillSwitchEngaged(tenantId);
-      }
       const appended = await chainRepository.append(
         trx,
         tenantId,
@@ -150,6 +151,29 @@ export function createDecisionLoop(deps: {
       statusCode: (items[index] as PendingDecision).statusCode,
       body,
     }));
+  }
+
+  /**
+   * The kill switch and the actor list as the approvals of a tenant commit: when the switch went on
+   * or an approved actor was blocked after the decision read them, the batch rolls back and those
+   * decisions are made again (`decideAndRecord`). Per batch, not per decision: one read of the
+   * switch and one per distinct approved actor.
+   */
+  async function refuseWithdrawnAuthority(
+    trx: Executor,
+    tenantId: string,
+    decisions: readonly PendingDecision[],
+    now: number,
+  ): Promise<void> {
+    const actors = new Set<string>();
+    for (const decision of decisions) {
+      if (decision.response.authorityDecisionToken !== undefined) actors.add(decision.intent.actorId);
+    }
+    if (actors.size === 0) return;
+    if (await killSwitchOnAtCommit(trx, tenantId, now)) throw new AuthorityWithdrawn(tenantId);
+    for (const actorId of actors) {
+      if (await actorBlockedAtCommit(trx, tenantId, actorId)) throw new AuthorityWithdrawn(tenantId);
+    }
   }
 
   /**
@@ -198,9 +222,9 @@ export function createDecisionLoop(deps: {
   }
 
   /**
-   * Decides and records, and decides again when the kill switch went on after the decision read it
-   * and before an approval committed (the group commit refuses to issue its token): the next
-   * attempt reads the switch on and denies.
+   * Decides and records, and decides again when the kill switch went on or the actor was blocked
+   * after the decision read them and before an approval committed (the group commit refuses to
+   * issue its token): the next attempt reads the change and denies.
    */
   async function decideAndRecord(
     principal: Principal,
@@ -212,7 +236,7 @@ export function createDecisionLoop(deps: {
       try {
         return await decideAndRecordOnce(principal, request, explain, idempotencyKey);
       } catch (error) {
-        if (!(error instanceof KillSwitchEngaged) || attempt === DECISION_ATTEMPTS) throw error;
+        if (!(error instanceof AuthorityWithdrawn) || attempt === DECISION_ATTEMPTS) throw error;
       }
     }
   }

@@ -31,7 +31,7 @@ import { withSpan } from '../../foundation/tracing.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
 import { createGroupCommit } from '../../storage/group-commit.js';
-import { KillSwitchEngaged, killSwitchOnAtCommit } from '../../tenancy/tenant-controls.js';
+import { AuthorityWithdrawn, killSwitchOnAtCommit } from '../../tenancy/tenant-controls.js';
 import {
   buildPhysicalClaims,
   type ClassificationResult,
@@ -310,7 +310,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
       }
       await snapshot(trx);
       // The kill switch read by the decision may have gone on since (tenant-controls.ts).
-      if (await killSwitchOnAtCommit(trx, tenantId, nowMs)) throw new KillSwitchEngaged(tenantId);
+      if (await killSwitchOnAtCommit(trx, tenantId, nowMs)) throw new AuthorityWithdrawn(tenantId);
       await deps.audit.record(trx, {
         ...record,
         decision: 'ALLOW',
@@ -360,7 +360,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
           try {
             return await issue(tenantId, request, scope);
           } catch (error) {
-            if (!(error instanceof KillSwitchEngaged) || attempt === DECISION_ATTEMPTS) throw error;
+            if (!(error instanceof AuthorityWithdrawn) || attempt === DECISION_ATTEMPTS) throw error;
           }
         }
       } catch (error) {
