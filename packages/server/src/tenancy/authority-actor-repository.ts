@@ -1,4 +1,3 @@
-import { compiledQuery } from '../storage/compiled-query.js';
 import type { Executor } from '../storage/database.js';
 
 /** An agent actor's standing with the tenant (gate `rbac`): blocked actors are denied. */
@@ -9,14 +8,6 @@ export interface AuthorityActor {
   updatedAtMs: number;
   updatedBy: string;
 }
-
-const statusQuery = compiledQuery((db: Executor, [tenantId, actorId]: [string, string]) =>
-  db
-    .selectFrom('authority_actors')
-    .select('status')
-    .where('tenant_id', '=', tenantId)
-    .where('actor_id', '=', actorId),
-);
 
 /** `authority_actors`: the tenant's list of agent actors it set a status for. */
 export const authorityActorRepository = {
@@ -44,7 +35,13 @@ export const authorityActorRepository = {
 
   /** The actor's status, or undefined when the tenant never set one. */
   async status(db: Executor, tenantId: string, actorId: string): Promise<string | undefined> {
-    return (await statusQuery(db, [tenantId, actorId])).rows[0]?.status;
+    const row = await db
+      .selectFrom('authority_actors')
+      .select('status')
+      .where('tenant_id', '=', tenantId)
+      .where('actor_id', '=', actorId)
+      .executeTakeFirst();
+    return row?.status;
   },
 
   /** Every actor of the tenant, by id. */

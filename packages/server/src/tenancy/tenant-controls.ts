@@ -39,27 +39,20 @@ export function floorSetting(tenantId: string, settings: TenantSettings | undefi
 }
 
 /**
- * Whether the tenant's kill switch is on for a write that releases authority (a token issued or
- * consumed), read in that write's transaction under the tenant's chain head lock. Turning the
- * switch on takes the same lock before it commits, so either it committed first and is seen here,
- * or it waits for this transaction and answers after it: no token is issued or consumed after the
- * switch's answer. The switch read when the decision was made may be stale by then.
+ * Whether authority was withdrawn from a write that releases it (a token issued or consumed): the
+ * tenant's kill switch is on, or one of `actorIds` is blocked. Call it in that write's
+ * transaction after its chain append, which holds the tenant's chain head lock: turning the switch
+ * on and blocking an actor take the same lock before they commit, so either the change committed
+ * first and is seen here, or it waits for this transaction and answers after it. Nothing is
+ * issued or consumed after the change's answer, though the decision may have read the switch off.
  */
-export async function killSwitchOnAtCommit(trx: Executor, tenantId: string, now: number): Promise<boolean> {
-  await chainRepository.lockHead(trx, tenantId, now);
-  return tenantRepository.killSwitchOn(trx, tenantId);
-}
-
-/**
- * Whether the actor is blocked in the tenant's actor list, read in a write's transaction after
- * `killSwitchOnAtCommit`: blocking an actor takes the same head lock before it commits.
- */
-export async function actorBlockedAtCommit(
+export async function authorityWithdrawnAtCommit(
   trx: Executor,
   tenantId: string,
-  actorId: string,
+  actorIds: readonly string[] = [],
 ): Promise<boolean> {
-  return (await authorityActorRepository.status(trx, tenantId, actorId)) === 'blocked';
+  const { killSwitchOn, actorBlocked } = await tenantRepository.withdrawn(trx, tenantId, actorIds);
+  return killSwitchOn || actorBlocked;
 }
 
 /**

@@ -39,15 +39,41 @@ export interface StoredAccess {
 }
 
 /** Tenants table access. Every method takes the executor so callers can run it inside a transaction. */
-const killSwitchQuery = compiledQuery((db: Executor, [id]: [string]) =>
-  db.selectFrom('tenants').select('kill_switch_enabled').where('id', '=', id),
+// The kill switch and how many of the given actors are blocked, in one statement (a round trip on
+// PostgreSQL), compiled per number of actors.
+const withdrawnQuery = compiledQuery(
+  (db: Executor, [id, actorIds]: [string, string[]]) =>
+    db
+      .selectFrom('tenants')
+      .select('kill_switch_enabled')
+      .select((eb) =>
+        (actorIds.length === 0
+          ? eb.val(0)
+          : eb
+              .selectFrom('authority_actors')
+              .select(eb.fn.countAll<number | string>().as('blocked'))
+              .whereRef('authority_actors.tenant_id', '=', 'tenants.id')
+              .where('authority_actors.status', '=', 'blocked')
+              .where('authority_actors.actor_id', 'in', actorIds)
+        ).as('blocked'),
+      )
+      .where('id', '=', id),
+  ([, actorIds]) => actorIds.length,
 );
 
 export const tenantRepository = {
-  /** Whether the tenant's kill switch is on (an unknown tenant's is: nothing may pass for it). */
-  async killSwitchOn(db: Executor, id: string): Promise<boolean> {
-    const row = (await killSwitchQuery(db, [id])).rows[0];
-    return row === undefined || row.kill_switch_enabled === 1;
+  /**
+   * Whether the tenant's kill switch is on (an unknown tenant's is: nothing may pass for it), and
+   * whether any of `actorIds` is blocked in its actor list.
+   */
+  async withdrawn(
+    db: Executor,
+    id: string,
+    actorIds: readonly string[],
+  ): Promise<{ killSwitchOn: boolean; actorBlocked: boolean }> {
+    const row = (await withdrawnQuery(db, [id, [...actorIds]])).rows[0];
+    if (row === undefined) return { killSwitchOn: true, actorBlocked: false };
+    return { killSwitchOn: row.kill_switch_enabled === 1, actorBlocked: Number(row.blocked) > 0 };
   },
 
   async insert(db: Executor, tenant: NewTenant, now: number): Promise<Tenant> {

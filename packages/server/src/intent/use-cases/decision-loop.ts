@@ -11,8 +11,7 @@ import type { Executor, Storage } from '../../storage/database.js';
 import { createGroupCommit } from '../../storage/group-commit.js';
 import {
   AuthorityWithdrawn,
-  actorBlockedAtCommit,
-  killSwitchOnAtCommit,
+  authorityWithdrawnAtCommit,
   type TenantControls,
 } from '../../tenancy/tenant-controls.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
@@ -105,17 +104,16 @@ export function createDecisionLoop(deps: {
     });
     const responses: IntentResponse[] = new Array(items.length);
     for (const [tenantId, indexes] of byTenant) {
-      await refuseWithdrawnAuthority(
-        trx,
-        tenantId,
-        indexes.map((index) => items[index] as PendingDecision),
-        now,
-      );
       const appended = await chainRepository.append(
         trx,
         tenantId,
         indexes.flatMap((index) => (items[index] as PendingDecision).events),
         now,
+      );
+      await refuseWithdrawnAuthority(
+        trx,
+        tenantId,
+        indexes.map((index) => items[index] as PendingDecision),
       );
       await enqueueEvents(
         trx,
@@ -154,25 +152,22 @@ export function createDecisionLoop(deps: {
   }
 
   /**
-   * The kill switch and the actor list as the approvals of a tenant commit: when the switch went on
-   * or an approved actor was blocked after the decision read them, the batch rolls back and those
-   * decisions are made again (`decideAndRecord`). Per batch, not per decision: one read of the
-   * switch and one per distinct approved actor.
+   * The kill switch and the actor list as the approvals of a tenant commit (after the tenant's
+   * chain append, under its head lock): when the switch went on or an approved actor was blocked
+   * after the decision read them, the batch rolls back and those decisions are made again
+   * (`decideAndRecord`). One read per tenant of a batch with approvals, not per decision.
    */
   async function refuseWithdrawnAuthority(
     trx: Executor,
     tenantId: string,
     decisions: readonly PendingDecision[],
-    now: number,
   ): Promise<void> {
     const actors = new Set<string>();
     for (const decision of decisions) {
       if (decision.response.authorityDecisionToken !== undefined) actors.add(decision.intent.actorId);
     }
-    if (actors.size === 0) return;
-    if (await killSwitchOnAtCommit(trx, tenantId, now)) throw new AuthorityWithdrawn(tenantId);
-    for (const actorId of actors) {
-      if (await actorBlockedAtCommit(trx, tenantId, actorId)) throw new AuthorityWithdrawn(tenantId);
+    if (actors.size > 0 && (await authorityWithdrawnAtCommit(trx, tenantId, [...actors]))) {
+      throw new AuthorityWithdrawn(tenantId);
     }
   }
 

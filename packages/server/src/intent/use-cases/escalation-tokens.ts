@@ -5,7 +5,7 @@ import type { Clock } from '../../foundation/clock.js';
 import { type Idempotency, requestHash } from '../../idempotency/idempotency.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Storage } from '../../storage/database.js';
-import { killSwitchOnAtCommit } from '../../tenancy/tenant-controls.js';
+import { authorityWithdrawnAtCommit } from '../../tenancy/tenant-controls.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
 import { mintDecisionToken } from '../../tokens/decision-token.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
@@ -95,8 +95,6 @@ export function createEscalationTokens(deps: {
           reason: 'token_already_issued',
         });
       }
-      // The switch read above may have gone on since: read again where turning it on must wait.
-      if (await killSwitchOnAtCommit(trx, tenantId, now)) throw killSwitchOn(status);
       const appended = await chainRepository.append(
         trx,
         tenantId,
@@ -114,6 +112,8 @@ export function createEscalationTokens(deps: {
         ],
         now,
       );
+      // The switch read above may have gone on since: read again where turning it on must wait.
+      if (await authorityWithdrawnAtCommit(trx, tenantId)) throw killSwitchOn(status);
       const committed: IntentTokenResponse = {
         intentId,
         correlationId: record.correlationId,

@@ -31,7 +31,7 @@ import { withSpan } from '../../foundation/tracing.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
 import { createGroupCommit } from '../../storage/group-commit.js';
-import { AuthorityWithdrawn, killSwitchOnAtCommit } from '../../tenancy/tenant-controls.js';
+import { AuthorityWithdrawn, authorityWithdrawnAtCommit } from '../../tenancy/tenant-controls.js';
 import {
   buildPhysicalClaims,
   type ClassificationResult,
@@ -309,8 +309,6 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
         });
       }
       await snapshot(trx);
-      // The kill switch read by the decision may have gone on since (tenant-controls.ts).
-      if (await killSwitchOnAtCommit(trx, tenantId, nowMs)) throw new AuthorityWithdrawn(tenantId);
       await deps.audit.record(trx, {
         ...record,
         decision: 'ALLOW',
@@ -321,6 +319,8 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
         escalationTicketId: null,
         operatorTicketId: decision.operatorTicketId,
       });
+      // The kill switch read by the decision may have gone on since (tenant-controls.ts).
+      if (await authorityWithdrawnAtCommit(trx, tenantId)) throw new AuthorityWithdrawn(tenantId);
       const answer: IssuanceOutcome = {
         statusCode: 200,
         body: {

@@ -67,6 +67,38 @@ export function tenantControlConformance(c: Conformance): void {
       );
     });
 
+    it('reads the kill switch and whether any of some actors is blocked, in one statement', async () => {
+      const tenant = await newTenant(c);
+      const other = await newTenant(c);
+      const { tenantRepository, authorityActorRepository } = c.repos;
+      const withdrawn = (id: string, actors: string[]) =>
+        tenantRepository.withdrawn(c.storage.db, id, actors);
+      const none = { killSwitchOn: false, actorBlocked: false };
+      assert.deepEqual(await withdrawn(tenant, []), none);
+      assert.deepEqual(await withdrawn(tenant, ['agent-1', 'agent-2']), none);
+      await c.storage.writeTransaction(async (trx) => {
+        const actor = { status: 'blocked' as const, reason: 'leaked', updatedAtMs: 1, updatedBy: 'key-1' };
+        await authorityActorRepository.set(trx, tenant, { actorId: 'agent-2', ...actor });
+        await authorityActorRepository.set(trx, tenant, { actorId: 'agent-3', ...actor, status: 'active' });
+        await authorityActorRepository.set(trx, other, { actorId: 'agent-1', ...actor });
+      });
+      assert.deepEqual(
+        await withdrawn(tenant, ['agent-1']),
+        none,
+        "another tenant's block is not this one's",
+      );
+      assert.deepEqual(await withdrawn(tenant, ['agent-3']), none);
+      assert.deepEqual(await withdrawn(tenant, ['agent-1', 'agent-2', 'agent-3']), {
+        killSwitchOn: false,
+        actorBlocked: true,
+      });
+      const on = { enabled: true, reason: 'incident', changedBy: 'key-1', changedAtMs: 2 };
+      await c.storage.writeTransaction((trx) => tenantRepository.setKillSwitch(trx, tenant, on));
+      assert.deepEqual(await withdrawn(tenant, []), { killSwitchOn: true, actorBlocked: false });
+      assert.deepEqual(await withdrawn(other, []), none);
+      assert.deepEqual(await withdrawn('nobody', ['agent-1']), { killSwitchOn: true, actorBlocked: false });
+    });
+
     it('locks a tenant row inside a transaction and records a bootstrap action once', async () => {
       const tenant = await newTenant(c);
       const { tenantRepository } = c.repos;
