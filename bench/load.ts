@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 
@@ -41,19 +42,33 @@ export interface LoadOptions extends Partial<autocannon.Options> {
  * Runs autocannon (in one worker thread) against `url` and prints one line: requests per second,
  * p50 and p99, answers that were not 2xx and errors, and this thread's event loop during the run
  * (the server's, when it runs in this process): how busy it was and its busy time per answer,
- * which depends less than throughput on what the load generator gets of the other core.
+ * which depends less than throughput on what the load generator gets of the other core; how late
+ * its timers ran (p99 and longest, the time one turn of the loop held every waiting request) and
+ * its garbage collector's pauses.
  * Returns the mean requests per second.
  */
 export async function measure(title: string, url: string, options: LoadOptions): Promise<number> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  const pauses: number[] = [];
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push(entry.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  delay.enable();
   const before = performance.eventLoopUtilization();
   const result = await autocannon({ url, workers: 1, ...options });
   const loop = performance.eventLoopUtilization(before);
+  delay.disable();
+  gc.disconnect();
   const bad = result.errors + result.timeouts + (result.non2xx ?? 0);
   const busyMicros = (loop.active * 1000) / Math.max(1, result.requests.total);
+  const ms = (nanos: number) => (nanos / 1e6).toFixed(1);
   console.log(
     `${title.padEnd(50)} ${Math.round(result.requests.average).toString().padStart(6)} req/s  ` +
       `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx/errors ${bad}  ` +
-      `server loop ${Math.round(loop.utilization * 100)} % busy, ${busyMicros.toFixed(0)} µs per answer`,
+      `server loop ${Math.round(loop.utilization * 100)} % busy, ${busyMicros.toFixed(0)} µs per answer, ` +
+      `delay p99 ${ms(delay.percentile(99))} ms max ${ms(delay.max)} ms, ` +
+      `GC ${pauses.length} pauses longest ${Math.max(0, ...pauses).toFixed(1)} ms`,
   );
   return result.requests.average;
 }
