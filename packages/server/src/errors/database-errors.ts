@@ -43,6 +43,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return UNAVAILABLE_MESSAGES.some((m) => error.message.includes(m));
 }
 
+/**
+ * True when PostgreSQL aborted a transaction to resolve a conflict between transactions (a
+ * deadlock, or a serialization failure): nothing of it was written, so running it again is safe.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /** True when an error is a violated uniqueness constraint on either engine. */
 export function isUniqueViolation(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import { isDatabaseUnavailable } from '../errors/database-errors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from '../errors/database-errors.js';
 import { activeContext, linkTo, tracingEnabled, withSpan } from '../foundation/tracing.js';
 import type { Executor, Storage } from './database.js';
 
@@ -17,13 +17,21 @@ export interface GroupCommit<I, R> {
 }
 
 /**
+ * How often a batch PostgreSQL aborted to break a deadlock (or a serialization failure) is written
+ * again as it was before it is split: the abort wrote nothing, and the other transaction has
+ * usually finished by then.
+ */
+const CONFLICT_ATTEMPTS = 3;
+
+/**
  * Group commit: items submitted while a transaction is being written wait for the next one and
  * commit together, so N concurrent decisions cost one transaction (one `BEGIN IMMEDIATE` on SQLite,
  * one round trip per statement on PostgreSQL) instead of N. `apply` receives the batch in
  * submission order and returns one result per item.
  *
  * Nothing is acknowledged before its transaction commits. A batch that fails while the database is
- * unavailable fails every item in it; a batch that fails for any other reason is retried item by
+ * unavailable fails every item in it; one PostgreSQL aborted to resolve a deadlock is written again
+ * (up to CONFLICT_ATTEMPTS times in all); one that fails for any other reason is retried item by
  * item, so one unstorable item cannot take its neighbours down with it.
  */
 export function createGroupCommit<I, R>(options: {
@@ -37,7 +45,7 @@ export function createGroupCommit<I, R>(options: {
   let queue: Pending<I, R>[] = [];
   let flushing = false;
 
-  async function commit(batch: Pending<I, R>[]): Promise<void> {
+  async function commit(batch: Pending<I, R>[], attempt = 1): Promise<void> {
     try {
       const started = process.hrtime.bigint();
       const items = batch.map((p) => p.item);
@@ -58,6 +66,10 @@ export function createGroupCommit<I, R>(options: {
         pending.resolve(results[index] as R);
       });
     } catch (error) {
+      if (isTransactionConflict(error) && attempt < CONFLICT_ATTEMPTS) {
+        await commit(batch, attempt + 1);
+        return;
+      }
       if (batch.length === 1 || isDatabaseUnavailable(error)) {
         for (const pending of batch) pending.reject(error);
         return;

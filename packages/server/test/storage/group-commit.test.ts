@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { createGroupCommit } from '../../src/storage/group-commit.js';
 import { createTestStorage, ENGINES, type TestStorage } from '../helpers/storage.js';
 
@@ -12,19 +13,21 @@ for (const engine of ENGINES) {
       t = await createTestStorage(engine);
       await t.storage.db
         .insertInto('tenants')
-        .values({
-          id: 'acme',
-          name: 'acme',
-          plan: 'pro',
-          rate_limit_per_minute: null,
-          kill_switch_enabled: 0,
-          kill_switch_reason: null,
-          kill_switch_changed_by: null,
-          kill_switch_changed_at: null,
-          ip_allowlist: '[]',
-          created_at: 0,
-          updated_at: 0,
-        })
+        .values(
+          ['acme', 'globex'].map((id) => ({
+            id,
+            name: id,
+            plan: 'pro',
+            rate_limit_per_minute: null,
+            kill_switch_enabled: 0,
+            kill_switch_reason: null,
+            kill_switch_changed_by: null,
+            kill_switch_changed_at: null,
+            ip_allowlist: '[]',
+            created_at: 0,
+            updated_at: 0,
+          })),
+        )
         .execute();
     });
     after(async () => {
@@ -89,6 +92,46 @@ for (const engine of ENGINES) {
       );
       assert.deepEqual(await stored('b-'), ['b-1', 'b-2', 'b-3']);
       assert.deepEqual(await stored('poison-b'), []);
+    });
+
+    it('writes a batch PostgreSQL aborted to break a deadlock again, rather than failing it', {
+      skip: engine !== 'postgres',
+    }, async () => {
+      // The batch locks row X then Y; another transaction locks Y then X. The batch's deadlock
+      // timeout is the shorter, so PostgreSQL aborts the batch; the second attempt then runs alone.
+      const row = (trx: typeof t.storage.db, id: string) =>
+        trx.updateTable('tenants').set({ updated_at: 1 }).where('id', '=', id).execute();
+      let xLocked!: () => void;
+      const xReady = new Promise<void>((resolve) => {
+        xLocked = resolve;
+      });
+      let yLocked!: () => void;
+      const yReady = new Promise<void>((resolve) => {
+        yLocked = resolve;
+      });
+      let attempts = 0;
+      const group = createGroupCommit<string, string>({
+        storage: t.storage,
+        maxBatch: 8,
+        async apply(trx, items) {
+          attempts += 1;
+          await sql`set local deadlock_timeout = '50ms'`.execute(trx);
+          await row(trx, 'acme');
+          xLocked();
+          await yReady;
+          await row(trx, 'globex');
+          return items.map((item) => `${item}:committed`);
+        },
+      });
+      const other = t.storage.writeTransaction(async (trx) => {
+        await row(trx, 'globex');
+        yLocked();
+        await xReady;
+        await row(trx, 'acme');
+      });
+      const [outcome] = await Promise.allSettled([group.submit('d-1'), other]);
+      assert.deepEqual(outcome, { status: 'fulfilled', value: 'd-1:committed' });
+      assert.equal(attempts, 2, 'aborted once by the deadlock, then written');
     });
 
     it('fails every item of the batch when the database is gone, and acknowledges none', async () => {

@@ -60,6 +60,15 @@ const MAX_BATCH = 64;
  */
 const DECISION_ATTEMPTS = 3;
 
+/** Orders a batch's decisions by tenant, then actor, then submission (code-unit order of the ids). */
+function lockOrder(pending: readonly PendingDecision[], a: number, b: number): number {
+  const left = (pending[a] as PendingDecision).intent;
+  const right = (pending[b] as PendingDecision).intent;
+  if (left.tenantId !== right.tenantId) return left.tenantId < right.tenantId ? -1 : 1;
+  if (left.actorId !== right.actorId) return left.actorId < right.actorId ? -1 : 1;
+  return a - b;
+}
+
 /**
  * `POST /intent` (contract §4.6): load the tenant's controls and policy, run the gates, sign a
  * token for an approval before any transaction opens, then commit the intent, its audit entries
@@ -90,18 +99,23 @@ export function createDecisionLoop(deps: {
     pending: readonly PendingDecision[],
   ): Promise<SubmitResult[]> {
     const now = clock();
-    const items: PendingDecision[] = [];
-    for (const item of pending) items.push(await settleBudgets(trx, item));
+    // Every instance locks rows in one order, by tenant then actor: the budget counters, then the
+    // tenants' chain heads. Two instances committing batches of the same tenants in different
+    // orders deadlock on PostgreSQL otherwise, which costs a batch the deadlock timeout (1 s).
+    const order = pending.map((_, index) => index).sort((a, b) => lockOrder(pending, a, b));
+    const items: PendingDecision[] = new Array(pending.length);
+    for (const index of order) items[index] = await settleBudgets(trx, pending[index] as PendingDecision);
     await intentRepository.insert(
       trx,
       items.map((item) => item.intent),
     );
     const byTenant = new Map<string, number[]>();
-    items.forEach((item, index) => {
-      const indexes = byTenant.get(item.intent.tenantId);
+    for (const index of order) {
+      const tenantId = (items[index] as PendingDecision).intent.tenantId;
+      const indexes = byTenant.get(tenantId);
       if (indexes) indexes.push(index);
-      else byTenant.set(item.intent.tenantId, [index]);
-    });
+      else byTenant.set(tenantId, [index]);
+    }
     const responses: IntentResponse[] = new Array(items.length);
     for (const [tenantId, indexes] of byTenant) {
       const appended = await chainRepository.append(

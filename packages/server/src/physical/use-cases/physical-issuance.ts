@@ -120,8 +120,14 @@ function denyError(decision: PhysicalDecision): AppError {
   });
 }
 
-/** The writes of one decision, run in a transaction shared with the other decisions of its batch. */
-type DecisionWrite<T> = (trx: Executor) => Promise<T>;
+/**
+ * The writes of one decision of a tenant, run in a transaction shared with the other decisions of
+ * its batch.
+ */
+interface DecisionWrite<T> {
+  tenantId: string;
+  write: (trx: Executor) => Promise<T>;
+}
 
 /** Decisions per group commit: each writes a handful of rows, so SQLite's limits are far away. */
 const MAX_BATCH = 64;
@@ -136,17 +142,27 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
   // cost more than the rows of one decision (docs/performance.md). Each write runs after the
   // previous one of its batch, as it would have run alone; when one fails, the batch is rolled back
   // and every write is retried in a transaction of its own, so each request gets its own outcome.
-  // Nothing is answered before its transaction committed.
+  // Nothing is answered before its transaction committed. The writes run by tenant (then in their
+  // order of arrival), so every instance takes the tenants' chain heads in one order: batches of the
+  // same tenants in different orders on two instances would deadlock on PostgreSQL.
   const commits = createGroupCommit<DecisionWrite<unknown>, unknown>({
     storage,
     maxBatch: MAX_BATCH,
     async apply(trx, writes) {
-      const results: unknown[] = [];
-      for (const write of writes) results.push(await write(trx));
+      const order = writes
+        .map((_, index) => index)
+        .sort((a, b) => {
+          const left = (writes[a] as DecisionWrite<unknown>).tenantId;
+          const right = (writes[b] as DecisionWrite<unknown>).tenantId;
+          return left === right ? a - b : left < right ? -1 : 1;
+        });
+      const results: unknown[] = new Array(writes.length);
+      for (const index of order) results[index] = await (writes[index] as DecisionWrite<unknown>).write(trx);
       return results;
     },
   });
-  const writeDecision = <T>(write: DecisionWrite<T>) => commits.submit(write) as Promise<T>;
+  const writeDecision = <T>(tenantId: string, write: DecisionWrite<T>['write']) =>
+    commits.submit({ tenantId, write }) as Promise<T>;
 
   async function loadContext(tenantId: string): Promise<IssuanceContext> {
     const context = await issuanceContextRepository.get(storage.db, tenantId);
@@ -237,7 +253,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
 
     if (decision.decision === 'DENY') {
       const error = denyError(decision);
-      await writeDecision(async (trx) => {
+      await writeDecision(tenantId, async (trx) => {
         await snapshot(trx);
         await deps.audit.record(trx, {
           ...record,
@@ -255,7 +271,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
     }
 
     if (decision.decision === 'ESCALATE') {
-      return writeDecision(async (trx) => {
+      return writeDecision(tenantId, async (trx) => {
         await snapshot(trx);
         const ticket = await deps.tickets.create(trx, {
           tenantId,
@@ -300,7 +316,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
       physicalStateRef,
     });
     const { token } = await withSpan('sign physical_token', {}, () => deps.signer.sign(claims));
-    return writeDecision(async (trx) => {
+    return writeDecision(tenantId, async (trx) => {
       // The ticket row is locked before the chain head, the order a ticket decision takes too.
       if (decision.operatorTicketId !== null) {
         await deps.tickets.redeem(trx, tenantId, decision.operatorTicketId, {
