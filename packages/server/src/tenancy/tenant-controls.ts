@@ -39,20 +39,21 @@ export function floorSetting(tenantId: string, settings: TenantSettings | undefi
 }
 
 /**
- * Whether authority was withdrawn from a write that releases it (a token issued or consumed): the
- * tenant's kill switch is on, or one of `actorIds` is blocked. Call it in that write's
+ * Whether authority was withdrawn from a write that releases it (a token issued or consumed), and
+ * why: the tenant's kill switch is on, or one of `actorIds` is blocked. A write calls it in its
  * transaction after its chain append, which holds the tenant's chain head lock: turning the switch
  * on and blocking an actor take the same lock before they commit, so either the change committed
  * first and is seen here, or it waits for this transaction and answers after it. Nothing is
  * issued or consumed after the change's answer, though the decision may have read the switch off.
+ * Read outside a transaction (`storage.db`), it is a first check that saves signing in vain.
  */
-export async function authorityWithdrawnAtCommit(
-  trx: Executor,
+export async function authorityWithdrawn(
+  executor: Executor,
   tenantId: string,
   actorIds: readonly string[] = [],
-): Promise<boolean> {
-  const { killSwitchOn, actorBlocked } = await tenantRepository.withdrawn(trx, tenantId, actorIds);
-  return killSwitchOn || actorBlocked;
+): Promise<'kill_switch' | 'actor_blocked' | undefined> {
+  const { killSwitchOn, actorBlocked } = await tenantRepository.withdrawn(executor, tenantId, actorIds);
+  return killSwitchOn ? 'kill_switch' : actorBlocked ? 'actor_blocked' : undefined;
 }
 
 /**

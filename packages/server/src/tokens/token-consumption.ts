@@ -11,7 +11,7 @@ import { isUniqueViolation } from '../errors/database-errors.js';
 import type { Clock } from '../foundation/clock.js';
 import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
-import { AuthorityWithdrawn, authorityWithdrawnAtCommit } from '../tenancy/tenant-controls.js';
+import { AuthorityWithdrawn, authorityWithdrawn } from '../tenancy/tenant-controls.js';
 import type { SigningKeyService } from './signing-keys.js';
 import { tokenNonceRepository } from './token-nonce-repository.js';
 
@@ -102,7 +102,7 @@ export function createTokenConsumption(deps: {
               now,
             );
             // The switch may have gone on since the check before verifying (tenant-controls.ts).
-            if (await authorityWithdrawnAtCommit(trx, tenantId)) throw new AuthorityWithdrawn(tenantId);
+            if (await authorityWithdrawn(trx, tenantId)) throw new AuthorityWithdrawn(tenantId);
           });
           return true;
         } catch (error) {

@@ -11,7 +11,7 @@ import type { Executor, Storage } from '../../storage/database.js';
 import { createGroupCommit } from '../../storage/group-commit.js';
 import {
   AuthorityWithdrawn,
-  authorityWithdrawnAtCommit,
+  authorityWithdrawn,
   type TenantControls,
 } from '../../tenancy/tenant-controls.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
@@ -180,7 +180,7 @@ export function createDecisionLoop(deps: {
     for (const decision of decisions) {
       if (decision.response.authorityDecisionToken !== undefined) actors.add(decision.intent.actorId);
     }
-    if (actors.size > 0 && (await authorityWithdrawnAtCommit(trx, tenantId, [...actors]))) {
+    if (actors.size > 0 && (await authorityWithdrawn(trx, tenantId, [...actors]))) {
       throw new AuthorityWithdrawn(tenantId);
     }
   }

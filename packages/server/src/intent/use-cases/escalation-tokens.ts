@@ -5,8 +5,7 @@ import type { Clock } from '../../foundation/clock.js';
 import { type Idempotency, requestHash } from '../../idempotency/idempotency.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Storage } from '../../storage/database.js';
-import { authorityWithdrawnAtCommit } from '../../tenancy/tenant-controls.js';
-import type { TenantService } from '../../tenancy/tenant-service.js';
+import { authorityWithdrawn } from '../../tenancy/tenant-controls.js';
 import { mintDecisionToken } from '../../tokens/decision-token.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import { intentStatus } from '../domain/escalation-views.js';
@@ -23,8 +22,13 @@ export type IntentTokenResponse = IntentResponse & { authorityDecisionToken: str
 /** Idempotency scope of `POST /intent/:id/token` (`POST /intent` uses scope `intent`). */
 export const TOKEN_IDEMPOTENCY_SCOPE = 'intent-token';
 
-const killSwitchOn = (status: string) =>
-  new AppError('CONFLICT', 'The tenant kill switch is on', { status, reason: 'kill_switch' });
+/** 409 for a token the kill switch or the actor's block withholds. */
+const withheld = (reason: 'kill_switch' | 'actor_blocked', actorId: string, status: string) =>
+  new AppError(
+    'CONFLICT',
+    reason === 'kill_switch' ? 'The tenant kill switch is on' : `The actor ${actorId} is blocked`,
+    { status, reason },
+  );
 
 /**
  * The one token an approved escalation earns (contract §4.8), minted for the principal that
@@ -33,7 +37,6 @@ const killSwitchOn = (status: string) =>
 export function createEscalationTokens(deps: {
   storage: Storage;
   clock: Clock;
-  tenants: TenantService;
   thresholds: ThresholdsStore;
   signingKeys: SigningKeyService;
   connectors: ConnectorService;
@@ -62,8 +65,8 @@ export function createEscalationTokens(deps: {
         reason: 'token_already_issued',
       });
     }
-    const tenant = await deps.tenants.get(tenantId);
-    if (!tenant || tenant.killSwitch.enabled) throw killSwitchOn(status);
+    const refused = await authorityWithdrawn(storage.db, tenantId, [record.actorId]);
+    if (refused) throw withheld(refused, record.actorId, status);
     const thresholds = await deps.thresholds.read(tenantId);
     const request = record.request as { proposedAction: string; args?: unknown };
     const plan = await planExecution(deps.connectors, tenantId, record.targetSystem);
@@ -112,8 +115,9 @@ export function createEscalationTokens(deps: {
         ],
         now,
       );
-      // The switch read above may have gone on since: read again where turning it on must wait.
-      if (await authorityWithdrawnAtCommit(trx, tenantId)) throw killSwitchOn(status);
+      // The switch or the block read above may have changed since: read again where they must wait.
+      const withdrawn = await authorityWithdrawn(trx, tenantId, [record.actorId]);
+      if (withdrawn) throw withheld(withdrawn, record.actorId, status);
       const committed: IntentTokenResponse = {
         intentId,
         correlationId: record.correlationId,

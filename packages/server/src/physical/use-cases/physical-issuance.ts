@@ -31,7 +31,7 @@ import { withSpan } from '../../foundation/tracing.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
 import { createGroupCommit } from '../../storage/group-commit.js';
-import { AuthorityWithdrawn, authorityWithdrawnAtCommit } from '../../tenancy/tenant-controls.js';
+import { AuthorityWithdrawn, authorityWithdrawn } from '../../tenancy/tenant-controls.js';
 import {
   buildPhysicalClaims,
   type ClassificationResult,
@@ -48,6 +48,7 @@ import {
 import { physicalEvent } from '../domain/physical-events.js';
 import type { IssuanceRequest } from '../domain/physical-request.js';
 import { normalizePhysicalState } from '../domain/physical-state.js';
+import { actorRepository } from '../repositories/actor-repository.js';
 import {
   type IssuanceContext,
   issuanceContextRepository,
@@ -335,8 +336,12 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
         escalationTicketId: null,
         operatorTicketId: decision.operatorTicketId,
       });
-      // The kill switch read by the decision may have gone on since (tenant-controls.ts).
-      if (await authorityWithdrawnAtCommit(trx, tenantId)) throw new AuthorityWithdrawn(tenantId);
+      // The kill switch and the roster entry read by the decision may have changed since: both
+      // changes take the chain head lock this transaction now holds (tenant-controls.ts).
+      const rostered = await actorRepository.findByIdentity(trx, tenantId, actor.actorIdentity);
+      if ((await authorityWithdrawn(trx, tenantId)) || rostered?.status !== 'active') {
+        throw new AuthorityWithdrawn(tenantId);
+      }
       const answer: IssuanceOutcome = {
         statusCode: 200,
         body: {
