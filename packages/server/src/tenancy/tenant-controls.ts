@@ -58,11 +58,12 @@ export async function authorityWithdrawn(
 
 /**
  * Thrown in a write that would release authority when the kill switch went on, or the actor was
- * blocked, after its decision read them: the write rolls back and the decision is made again.
+ * blocked (on the physical surface: left the roster), after its decision read them: the write
+ * rolls back and the decision is made again.
  */
 export class AuthorityWithdrawn extends Error {
   constructor(readonly tenantId: string) {
-    super(`the kill switch or the actor list of ${tenantId} changed before this write could commit`);
+    super(`the kill switch or an actor of ${tenantId} changed before this write could commit`);
     this.name = 'AuthorityWithdrawn';
   }
 }

@@ -38,7 +38,6 @@ export interface StoredAccess {
   ipAllowlist: string[];
 }
 
-/** Tenants table access. Every method takes the executor so callers can run it inside a transaction. */
 // The kill switch and how many of the given actors are blocked, in one statement (a round trip on
 // PostgreSQL), compiled per number of actors.
 const withdrawnQuery = compiledQuery(
@@ -61,6 +60,7 @@ const withdrawnQuery = compiledQuery(
   ([, actorIds]) => actorIds.length,
 );
 
+/** Tenants table access. Every method takes the executor so callers can run it inside a transaction. */
 export const tenantRepository = {
   /**
    * Whether the tenant's kill switch is on (an unknown tenant's is: nothing may pass for it), and

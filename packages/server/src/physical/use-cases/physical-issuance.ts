@@ -133,7 +133,10 @@ interface DecisionWrite<T> {
 /** Decisions per group commit: each writes a handful of rows, so SQLite's limits are far away. */
 const MAX_BATCH = 64;
 
-/** Attempts of an issuance the kill switch overtook (the second reads it on and denies). */
+/**
+ * Attempts of an issuance the kill switch or a roster change overtook (the second reads the change
+ * and refuses).
+ */
 const DECISION_ATTEMPTS = 3;
 
 export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssuance {
@@ -376,7 +379,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
 
     async issue(tenantId, request, scope) {
       try {
-        // An ALLOW the kill switch overtook before its commit is decided again: the switch is on now.
+        // An ALLOW the kill switch or a roster change overtook before its commit is decided again.
         for (let attempt = 1; ; attempt += 1) {
           try {
             return await issue(tenantId, request, scope);
