@@ -7,6 +7,54 @@ import { intentPayload } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
 import { clearState, issue, ROBOT, registerActors, tokenBody } from '../physical-api/fixtures.js';
 
+/** The requests and reads both suites make, for tenant `acme` of `t`. */
+function acme(t: TestApp, headers: { owner: Headers; agent: Headers; approver: Headers }) {
+  const submit = (action: string) =>
+    t.app.inject({ method: 'POST', url: '/intent', headers: headers.agent, payload: intentPayload(action) });
+  return {
+    submit,
+    putKillSwitch: (enabled: boolean) =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/authority/kill-switch/acme',
+        headers: headers.owner,
+        payload: enabled ? { enabled, reason: 'incident 4711' } : { enabled },
+      }),
+    consume: (token: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/authority/tokens/consume',
+        headers: headers.agent,
+        payload: { token, adapterId: 'external', targetSystem: 'acme/payments' },
+      }),
+    /** An escalated intent an approver approved: its token is to be fetched. */
+    async approvedEscalation(): Promise<string> {
+      const escalated = await submit('merge pull request 42');
+      assert.equal(escalated.statusCode, 202, escalated.body);
+      const intentId = escalated.json().intentId as string;
+      const approval = await t.app.inject({
+        method: 'POST',
+        url: '/authority/approval',
+        headers: headers.approver,
+        payload: { intentId, decision: 'approve', rationale: 'Reviewed the change and its blast radius' },
+      });
+      assert.equal(approval.statusCode, 200, approval.body);
+      return intentId;
+    },
+    /** The event types of the tenant's chain from the last `eventType` entry on (the switch's change). */
+    async eventsSince(eventType = 'killswitch.changed'): Promise<string[]> {
+      const rows = await t.storage.db
+        .selectFrom('audit_entries')
+        .select('event_type')
+        .where('tenant_id', '=', 'acme')
+        .orderBy('idx')
+        .execute();
+      const types = rows.map((row) => row.event_type);
+      return types.slice(types.lastIndexOf(eventType));
+    },
+  };
+}
+
 /**
  * The kill switch and an actor block against writes already under way: each test turns one on
  * after the write read it off and before the write's transaction, from inside a step the write
@@ -18,6 +66,7 @@ for (const engine of ENGINES) {
     let owner: Headers;
     let agent: Headers;
     let approver: Headers;
+    let h: ReturnType<typeof acme>;
     const restore: Array<() => void> = [];
 
     before(async () => {
@@ -26,6 +75,7 @@ for (const engine of ENGINES) {
       agent = await t.roleHeaders('acme', 'agent');
       approver = await t.roleHeaders('acme', 'approver');
       await registerActors(t, owner);
+      h = acme(t, { owner, agent, approver });
     });
     afterEach(async () => {
       for (const undo of restore.splice(0)) undo();
@@ -36,12 +86,7 @@ for (const engine of ENGINES) {
     });
 
     async function killSwitch(enabled: boolean): Promise<void> {
-      const response = await t.app.inject({
-        method: 'PUT',
-        url: '/authority/kill-switch/acme',
-        headers: owner,
-        payload: enabled ? { enabled, reason: 'incident 4711' } : { enabled },
-      });
+      const response = await h.putKillSwitch(enabled);
       assert.equal(response.statusCode, 200, response.body);
     }
 
@@ -74,20 +119,6 @@ for (const engine of ENGINES) {
       assert.equal(response.statusCode, 200, response.body);
     }
 
-    async function approvedEscalation(): Promise<string> {
-      const escalated = await submit('merge pull request 42');
-      assert.equal(escalated.statusCode, 202, escalated.body);
-      const intentId = escalated.json().intentId as string;
-      const approval = await t.app.inject({
-        method: 'POST',
-        url: '/authority/approval',
-        headers: approver,
-        payload: { intentId, decision: 'approve', rationale: 'Reviewed the change and its blast radius' },
-      });
-      assert.equal(approval.statusCode, 200, approval.body);
-      return intentId;
-    }
-
     /** The token ids of the tenant's recorded physical ALLOWs. */
     const physicalAllows = async () =>
       (
@@ -99,30 +130,15 @@ for (const engine of ENGINES) {
           .execute()
       ).map((row) => row.token_jti);
 
-    const submit = (action: string) =>
-      t.app.inject({ method: 'POST', url: '/intent', headers: agent, payload: intentPayload(action) });
-
-    /** The event types of the tenant's chain from the last `eventType` entry on (the switch's change). */
-    async function eventsSinceSwitch(eventType = 'killswitch.changed'): Promise<string[]> {
-      const rows = await t.storage.db
-        .selectFrom('audit_entries')
-        .select('event_type')
-        .where('tenant_id', '=', 'acme')
-        .orderBy('idx')
-        .execute();
-      const types = rows.map((row) => row.event_type);
-      return types.slice(types.lastIndexOf(eventType));
-    }
-
     it('POST /intent: an approval whose token was being signed when the switch went on is denied', async () => {
       const signing = switchOnInside(t.services.signingKeys, 'signer');
-      const response = await submit('list open pull requests');
+      const response = await h.submit('list open pull requests');
       assert.equal(signing.calls, 1, 'signed once, for the attempt the switch overtook');
       assert.equal(response.statusCode, 403, response.body);
       const body = response.json();
       assert.equal(body.authorityDecision.decision, 'DENIED');
       assert.equal(body.authorityDecisionToken, undefined);
-      const events = await eventsSinceSwitch();
+      const events = await h.eventsSince();
       assert.ok(!events.includes('token.issued'), `no token issued after the switch: ${events.join(', ')}`);
       const stored = await t.storage.db
         .selectFrom('intents')
@@ -136,11 +152,11 @@ for (const engine of ENGINES) {
     it('POST /intent: an approval whose token was being signed when its actor was blocked is denied', async () => {
       switchOnInside(t.services.signingKeys, 'signer', () => setActor('blocked'));
       try {
-        const response = await submit('list open pull requests');
+        const response = await h.submit('list open pull requests');
         assert.equal(response.statusCode, 403, response.body);
         assert.equal(response.json().authorityDecision.decidingRule.id, 'signal:actor-blocked');
         assert.equal(response.json().authorityDecisionToken, undefined);
-        const events = await eventsSinceSwitch('actor.changed');
+        const events = await h.eventsSince('actor.changed');
         assert.ok(!events.includes('token.issued'), `no token issued after the block: ${events.join(', ')}`);
       } finally {
         await setActor('active');
@@ -148,21 +164,15 @@ for (const engine of ENGINES) {
     });
 
     it('POST /authority/tokens/consume: a token being verified when the switch went on is not spent', async () => {
-      const approved = await submit('list open pull requests');
+      const approved = await h.submit('list open pull requests');
       assert.equal(approved.statusCode, 200, approved.body);
-      const payload = {
-        token: approved.json().authorityDecisionToken,
-        adapterId: 'external',
-        targetSystem: 'acme/payments',
-      };
-      const consume = () =>
-        t.app.inject({ method: 'POST', url: '/authority/tokens/consume', headers: agent, payload });
+      const consume = () => h.consume(approved.json().authorityDecisionToken);
 
       const lookup = switchOnInside(t.services.signingKeys, 'jwks');
       const refused = await consume();
       assert.equal(lookup.calls, 1);
       assert.deepEqual(refused.json(), { valid: false, reason: 'TENANT_KILL_SWITCH' });
-      assert.ok(!(await eventsSinceSwitch()).includes('token.consumed'));
+      assert.ok(!(await h.eventsSince()).includes('token.consumed'));
 
       for (const undo of restore.splice(0)) undo();
       await killSwitch(false);
@@ -171,7 +181,7 @@ for (const engine of ENGINES) {
     });
 
     it('POST /intent/:id/token: an approved escalation whose token was being signed is refused', async () => {
-      const intentId = await approvedEscalation();
+      const intentId = await h.approvedEscalation();
       switchOnInside(t.services.signingKeys, 'signer');
       const refused = await t.app.inject({
         method: 'POST',
@@ -180,7 +190,7 @@ for (const engine of ENGINES) {
       });
       assert.equal(refused.statusCode, 409, refused.body);
       assert.equal(refused.json().error.details.reason, 'kill_switch');
-      assert.ok(!(await eventsSinceSwitch()).includes('token.issued'));
+      assert.ok(!(await h.eventsSince()).includes('token.issued'));
 
       for (const undo of restore.splice(0)) undo();
       await killSwitch(false);
@@ -189,7 +199,7 @@ for (const engine of ENGINES) {
     });
 
     it('POST /intent/:id/token: no token for an actor blocked before the call or while it signs', async () => {
-      const blockedFirst = await approvedEscalation();
+      const blockedFirst = await h.approvedEscalation();
       await setActor('blocked');
       try {
         const refused = await t.app.inject({
@@ -203,7 +213,7 @@ for (const engine of ENGINES) {
         await setActor('active');
       }
 
-      const blockedMeanwhile = await approvedEscalation();
+      const blockedMeanwhile = await h.approvedEscalation();
       switchOnInside(t.services.signingKeys, 'signer', () => setActor('blocked'));
       try {
         const refused = await t.app.inject({
@@ -213,7 +223,7 @@ for (const engine of ENGINES) {
         });
         assert.equal(refused.statusCode, 409, refused.body);
         assert.equal(refused.json().error.details.reason, 'actor_blocked');
-        assert.ok(!(await eventsSinceSwitch('actor.changed')).includes('token.issued'));
+        assert.ok(!(await h.eventsSince('actor.changed')).includes('token.issued'));
       } finally {
         await setActor('active');
       }
@@ -250,16 +260,9 @@ for (const engine of ENGINES) {
     });
 
     it('under concurrent load, nothing is issued or consumed after the switch in the chain', async () => {
-      const decide = () => submit('list open pull requests');
+      const decide = () => h.submit('list open pull requests');
       const tokens: string[] = [];
       for (let i = 0; i < 30; i += 1) tokens.push((await decide()).json().authorityDecisionToken);
-      const consume = (token: string) =>
-        t.app.inject({
-          method: 'POST',
-          url: '/authority/tokens/consume',
-          headers: agent,
-          payload: { token, adapterId: 'external', targetSystem: 'acme/payments' },
-        });
       const consumedEntries = async () =>
         (
           await t.storage.db
@@ -272,13 +275,13 @@ for (const engine of ENGINES) {
       const consumedBefore = await consumedEntries();
       const physical = () => issue(t, agent, tokenBody({ physicalState: clearState(t.clock()) }));
       const work = [
-        ...tokens.map((token) => consume(token)),
+        ...tokens.map((token) => h.consume(token)),
         ...Array.from({ length: 30 }, () => decide()),
         ...Array.from({ length: 10 }, () => physical()),
       ];
       const [answers] = await Promise.all([Promise.all(work), killSwitch(true)]);
 
-      const events = await eventsSinceSwitch();
+      const events = await h.eventsSince();
       for (const released of ['token.issued', 'token.consumed', 'physical.token.issued']) {
         assert.ok(!events.includes(released), `${released} after the switch: ${events.join(', ')}`);
       }
@@ -306,6 +309,7 @@ describe('the switch is read again only after the head lock (postgres)', {
   let agent: Headers;
   let approver: Headers;
   let schema: string;
+  let h: ReturnType<typeof acme>;
 
   before(async () => {
     t = await createTestApp('postgres');
@@ -313,22 +317,13 @@ describe('the switch is read again only after the head lock (postgres)', {
     agent = await t.roleHeaders('acme', 'agent');
     approver = await t.roleHeaders('acme', 'approver');
     await registerActors(t, owner);
+    h = acme(t, { owner, agent, approver });
     schema = (await sql<{ name: string }>`select current_schema() as name`.execute(t.storage.db)).rows[0]
       ?.name as string;
   });
   after(async () => {
     await t.close();
   });
-
-  const killSwitch = (enabled: boolean) =>
-    t.app.inject({
-      method: 'PUT',
-      url: '/authority/kill-switch/acme',
-      headers: owner,
-      payload: enabled ? { enabled, reason: 'incident 4711' } : { enabled },
-    });
-  const submit = (action: string) =>
-    t.app.inject({ method: 'POST', url: '/intent', headers: agent, payload: intentPayload(action) });
 
   /** Waits until `count` backends queue, directly or behind each other, for `holder`'s locks. */
   async function queued(admin: pg.Client, holder: number, count: number): Promise<void> {
@@ -362,58 +357,36 @@ describe('the switch is read again only after the head lock (postgres)', {
       await holder.query('begin');
       const pid = Number((await holder.query('select pg_backend_pid() as pid')).rows[0].pid);
       await holder.query(`select 1 from "${schema}".audit_heads where tenant_id = 'acme' for update`);
-      const switched = killSwitch(true);
+      const switched = h.putKillSwitch(true);
       await queued(watcher, pid, 1);
       const written = write();
       await queued(watcher, pid, 2);
       await holder.query('commit');
       const [switchAnswer, answer] = await Promise.all([switched, written]);
       assert.equal(switchAnswer.statusCode, 200, switchAnswer.body);
-      const rows = await t.storage.db
-        .selectFrom('audit_entries')
-        .select('event_type')
-        .where('tenant_id', '=', 'acme')
-        .orderBy('idx')
-        .execute();
-      const types = rows.map((row) => row.event_type);
-      return { answer, since: types.slice(types.lastIndexOf('killswitch.changed')) };
+      return { answer, since: await h.eventsSince() };
     } finally {
       await holder.end();
       await watcher.end();
-      assert.equal((await killSwitch(false)).statusCode, 200);
+      assert.equal((await h.putKillSwitch(false)).statusCode, 200);
     }
   }
 
   it('POST /intent is denied, not committed after the switch with its token', async () => {
-    const { answer, since } = await overtaken(() => submit('list open pull requests'));
+    const { answer, since } = await overtaken(() => h.submit('list open pull requests'));
     assert.equal(answer.statusCode, 403, answer.body);
     assert.ok(!since.includes('token.issued'), since.join(', '));
   });
 
   it('POST /authority/tokens/consume refuses and leaves the nonce unspent', async () => {
-    const token = (await submit('list open pull requests')).json().authorityDecisionToken as string;
-    const { answer, since } = await overtaken(() =>
-      t.app.inject({
-        method: 'POST',
-        url: '/authority/tokens/consume',
-        headers: agent,
-        payload: { token, adapterId: 'external', targetSystem: 'acme/payments' },
-      }),
-    );
+    const token = (await h.submit('list open pull requests')).json().authorityDecisionToken as string;
+    const { answer, since } = await overtaken(() => h.consume(token));
     assert.deepEqual(JSON.parse(answer.body), { valid: false, reason: 'TENANT_KILL_SWITCH' });
     assert.ok(!since.includes('token.consumed'), since.join(', '));
   });
 
   it('POST /intent/:id/token answers 409 kill_switch', async () => {
-    const escalated = await submit('merge pull request 42');
-    const intentId = escalated.json().intentId as string;
-    const approval = await t.app.inject({
-      method: 'POST',
-      url: '/authority/approval',
-      headers: approver,
-      payload: { intentId, decision: 'approve', rationale: 'Reviewed the change and its blast radius' },
-    });
-    assert.equal(approval.statusCode, 200, approval.body);
+    const intentId = await h.approvedEscalation();
     const { answer, since } = await overtaken(() =>
       t.app.inject({ method: 'POST', url: `/intent/${intentId}/token`, headers: agent }),
     );
