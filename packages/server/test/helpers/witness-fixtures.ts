@@ -67,6 +67,11 @@ export interface Witness {
   child: ChildProcess;
   base: string;
   stderr: () => string;
+  /**
+   * The standard error once it matches `pattern`: the witness writes it before it answers, but the
+   * pipe may deliver it after the answer. Rejects with what arrived if it does not match in 10 s.
+   */
+  stderrMatching: (pattern: RegExp) => Promise<string>;
 }
 
 export function startWitness(args: string[]): Promise<Witness> {
@@ -79,9 +84,26 @@ export function startWitness(args: string[]): Promise<Witness> {
   );
   let output = '';
   let errors = '';
+  const waiting = new Set<() => void>();
   child.stderr?.on('data', (chunk: Buffer) => {
     errors += chunk.toString();
+    for (const wake of waiting) wake();
   });
+  const stderrMatching = (pattern: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiting.delete(check);
+        reject(new Error(`the witness's standard error did not match ${pattern}: ${errors}`));
+      }, 10_000);
+      function check(): void {
+        if (!pattern.test(errors)) return;
+        clearTimeout(timer);
+        waiting.delete(check);
+        resolve(errors);
+      }
+      waiting.add(check);
+      check();
+    });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`witness did not start: ${output}${errors}`)), 90_000);
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -89,7 +111,7 @@ export function startWitness(args: string[]): Promise<Witness> {
       const match = /listening on (http:\/\/\S+) /.exec(output);
       if (match?.[1] && /verifier key: \S+\n/.test(output)) {
         clearTimeout(timer);
-        resolve({ child, base: match[1], stderr: () => errors });
+        resolve({ child, base: match[1], stderr: () => errors, stderrMatching });
       }
     });
     child.on('exit', (code) => {

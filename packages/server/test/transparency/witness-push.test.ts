@@ -150,7 +150,7 @@ for (const engine of ENGINES) {
         await witnessRepository.cosignatureLines(t.storage.db, 'acme', 15, hashToHex(forked.root(15))),
         [],
       );
-      assert.match(witness(0).stderr(), /refused a checkpoint signed by a trusted log key/);
+      await witness(0).stderrMatching(/refused a checkpoint signed by a trusted log key/);
 
       // Not retried before the backoff ends; retried after it, once the log is honest again.
       state.fork = false;
