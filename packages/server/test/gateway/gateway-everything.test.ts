@@ -91,6 +91,7 @@ describe('authority gateway in front of @modelcontextprotocol/server-everything'
   });
 
   it('approves echo and returns the server answer unchanged', async () => {
+    const before = callLog(viaStdio.stderr()).length;
     for (const [transport, client] of agents()) {
       const result = await client.callTool({
         name: 'echo',
@@ -99,7 +100,7 @@ describe('authority gateway in front of @modelcontextprotocol/server-everything'
       assert.deepEqual(result, directEcho, transport);
     }
     assert.deepEqual(
-      callLog(viaStdio.stderr())
+      (await viaStdio.callLogOf(before + 1))
         .filter((line) => line.tool === 'echo')
         .map((line) => line.decision),
       ['APPROVED'],

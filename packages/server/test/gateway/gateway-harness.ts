@@ -156,6 +156,11 @@ export interface StdioGateway {
   client: Client;
   /** Everything the gateway wrote to standard error so far (its call log, the upstream's errors). */
   stderr(): string;
+  /**
+   * The call log once it has at least `count` lines: a call's answer can arrive before its log
+   * line does. Rejects with what arrived if the lines do not come within 10 s.
+   */
+  callLogOf(count: number): Promise<Array<Record<string, unknown>>>;
   close(): Promise<void>;
 }
 
@@ -168,12 +173,30 @@ export async function connectStdio(options: GatewayOptions, configDir: string): 
     stderr: 'pipe',
   });
   let stderr = '';
+  const waiting = new Set<() => void>();
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
+    for (const wake of waiting) wake();
   });
+  const callLogOf = (count: number) =>
+    new Promise<Array<Record<string, unknown>>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiting.delete(check);
+        reject(new Error(`the call log did not reach ${count} lines: ${stderr}`));
+      }, 10_000);
+      function check(): void {
+        const lines = callLog(stderr);
+        if (lines.length < count) return;
+        clearTimeout(timer);
+        waiting.delete(check);
+        resolve(lines);
+      }
+      waiting.add(check);
+      check();
+    });
   const client = new Client({ name: AGENT_NAME, version: '1.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, stderr: () => stderr, callLogOf, close: () => client.close() };
 }
 
 export interface HttpGateway {

@@ -298,8 +298,7 @@ describe('authority gateway over stdio, in front of a recording upstream', () =>
     await call('read_file', { path: marker });
     await call('write_file', { path: marker, content: marker });
     await call('frobnicate', { level: marker });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const lines = callLog(gateway.stderr()).slice(before);
+    const lines = (await gateway.callLogOf(before + 3)).slice(before);
     assert.deepEqual(
       lines.map((line) => [line.tool, line.decision]),
       [
