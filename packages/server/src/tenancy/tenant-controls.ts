@@ -69,6 +69,24 @@ export class AuthorityWithdrawn extends Error {
 }
 
 /**
+ * How often a decision is made when authority was withdrawn between it and its commit: the second
+ * attempt reads the change and refuses; a third is needed only if the change was undone and made
+ * again meanwhile. After that the last AuthorityWithdrawn is thrown, and the loop fails closed.
+ */
+const DECISION_ATTEMPTS = 3;
+
+/** Runs `decide` (a decision and its commit) again while its commit finds authority withdrawn. */
+export async function decideUntilCurrent<T>(decide: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await decide();
+    } catch (error) {
+      if (!(error instanceof AuthorityWithdrawn) || attempt === DECISION_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/**
  * Tenant-wide switches that feed the decision gates: the kill switch (gate `kill_switch`), the
  * catastrophic floor setting (gate `structural`) and the actor list (gate `rbac`). Every change
  * commits with its audit entry.

@@ -11,6 +11,7 @@ import { quote } from 'shlex';
 import { DECISION_META_KEY } from '../../src/gateway/refusals.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.js';
+import { gatherOutput } from '../helpers/output.js';
 import type { Recorded } from './recording-upstream.js';
 
 /**
@@ -172,31 +173,15 @@ export async function connectStdio(options: GatewayOptions, configDir: string): 
     env: gatewayEnv(options),
     stderr: 'pipe',
   });
-  let stderr = '';
-  const waiting = new Set<() => void>();
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    for (const wake of waiting) wake();
-  });
+  const stderr = gatherOutput(transport.stderr);
   const callLogOf = (count: number) =>
-    new Promise<Array<Record<string, unknown>>>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiting.delete(check);
-        reject(new Error(`the call log did not reach ${count} lines: ${stderr}`));
-      }, 10_000);
-      function check(): void {
-        const lines = callLog(stderr);
-        if (lines.length < count) return;
-        clearTimeout(timer);
-        waiting.delete(check);
-        resolve(lines);
-      }
-      waiting.add(check);
-      check();
-    });
+    stderr.until((text) => {
+      const lines = callLog(text);
+      return lines.length >= count ? lines : undefined;
+    }, `${count} call log lines`);
   const client = new Client({ name: AGENT_NAME, version: '1.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => stderr, callLogOf, close: () => client.close() };
+  return { client, stderr: stderr.text, callLogOf, close: () => client.close() };
 }
 
 export interface HttpGateway {

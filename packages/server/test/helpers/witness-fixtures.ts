@@ -15,6 +15,7 @@ import {
   signNote,
   type TreeFrontier,
 } from '@authority-runtime/sdk';
+import { gatherOutput } from './output.js';
 import { CLI } from './serve-process.js';
 
 /** An audit log as the service will keep it: stored subtree hashes, roots by size, signed notes. */
@@ -83,40 +84,25 @@ export function startWitness(args: string[]): Promise<Witness> {
     },
   );
   let output = '';
-  let errors = '';
-  const waiting = new Set<() => void>();
-  child.stderr?.on('data', (chunk: Buffer) => {
-    errors += chunk.toString();
-    for (const wake of waiting) wake();
-  });
+  const errors = gatherOutput(child.stderr);
   const stderrMatching = (pattern: RegExp) =>
-    new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiting.delete(check);
-        reject(new Error(`the witness's standard error did not match ${pattern}: ${errors}`));
-      }, 10_000);
-      function check(): void {
-        if (!pattern.test(errors)) return;
-        clearTimeout(timer);
-        waiting.delete(check);
-        resolve(errors);
-      }
-      waiting.add(check);
-      check();
-    });
+    errors.until((text) => (pattern.test(text) ? text : undefined), `standard error matching ${pattern}`);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`witness did not start: ${output}${errors}`)), 90_000);
+    const timer = setTimeout(
+      () => reject(new Error(`witness did not start: ${output}${errors.text()}`)),
+      90_000,
+    );
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+) /.exec(output);
       if (match?.[1] && /verifier key: \S+\n/.test(output)) {
         clearTimeout(timer);
-        resolve({ child, base: match[1], stderr: () => errors, stderrMatching });
+        resolve({ child, base: match[1], stderr: errors.text, stderrMatching });
       }
     });
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`witness exited (${code}): ${output}${errors}`));
+      reject(new Error(`witness exited (${code}): ${output}${errors.text()}`));
     });
   });
 }

@@ -81,6 +81,26 @@ for (const engine of ENGINES) {
       assert.deepEqual(await stored('a-'), names);
     });
 
+    it('hands apply a batch in lockKey order, then submission order, and answers each item its own result', async () => {
+      const seen: string[][] = [];
+      const group = createGroupCommit<string, string>({
+        storage: t.storage,
+        maxBatch: 8,
+        lockKey: (item) => item.split('/')[0] as string,
+        async apply(_trx, items) {
+          seen.push([...items]);
+          return items.map((item) => `${item}:committed`);
+        },
+      });
+      const names = ['globex/1', 'acme/1', 'globex/2', 'acme/2', 'initech/1'];
+      const results = await Promise.all(names.map((name) => group.submit(name)));
+      assert.deepEqual(
+        results,
+        names.map((name) => `${name}:committed`),
+      );
+      assert.deepEqual(seen, [['acme/1', 'acme/2', 'globex/1', 'globex/2', 'initech/1']]);
+    });
+
     it('retries a failed batch item by item: the poisoned item fails alone, nothing of it is stored', async () => {
       const group = commits();
       const outcomes = await Promise.allSettled(

@@ -12,6 +12,7 @@ import { createGroupCommit } from '../../storage/group-commit.js';
 import {
   AuthorityWithdrawn,
   authorityWithdrawn,
+  decideUntilCurrent,
   type TenantControls,
 } from '../../tenancy/tenant-controls.js';
 import type { TenantService } from '../../tenancy/tenant-service.js';
@@ -54,22 +55,6 @@ export interface SubmitResult {
 const MAX_BATCH = 64;
 
 /**
- * How often a decision is made again when the kill switch went on, or its actor was blocked,
- * between it and its commit. The second attempt reads the change and denies; a third is needed
- * only if it was undone and made again meanwhile. After that the loop fails closed.
- */
-const DECISION_ATTEMPTS = 3;
-
-/** Orders a batch's decisions by tenant, then actor, then submission (code-unit order of the ids). */
-function lockOrder(pending: readonly PendingDecision[], a: number, b: number): number {
-  const left = (pending[a] as PendingDecision).intent;
-  const right = (pending[b] as PendingDecision).intent;
-  if (left.tenantId !== right.tenantId) return left.tenantId < right.tenantId ? -1 : 1;
-  if (left.actorId !== right.actorId) return left.actorId < right.actorId ? -1 : 1;
-  return a - b;
-}
-
-/**
  * `POST /intent` (contract §4.6): load the tenant's controls and policy, run the gates, sign a
  * token for an approval before any transaction opens, then commit the intent, its audit entries
  * and the idempotency record together. Evaluation or signing failing is 500 AUTHORITY_LOOP_FAILED;
@@ -99,23 +84,18 @@ export function createDecisionLoop(deps: {
     pending: readonly PendingDecision[],
   ): Promise<SubmitResult[]> {
     const now = clock();
-    // Every instance locks rows in one order, by tenant then actor: the budget counters, then the
-    // tenants' chain heads. Two instances committing batches of the same tenants in different
-    // orders deadlock on PostgreSQL otherwise, which costs a batch the deadlock timeout (1 s).
-    const order = pending.map((_, index) => index).sort((a, b) => lockOrder(pending, a, b));
-    const items: PendingDecision[] = new Array(pending.length);
-    for (const index of order) items[index] = await settleBudgets(trx, pending[index] as PendingDecision);
+    const items: PendingDecision[] = [];
+    for (const item of pending) items.push(await settleBudgets(trx, item));
     await intentRepository.insert(
       trx,
       items.map((item) => item.intent),
     );
     const byTenant = new Map<string, number[]>();
-    for (const index of order) {
-      const tenantId = (items[index] as PendingDecision).intent.tenantId;
-      const indexes = byTenant.get(tenantId);
+    items.forEach((item, index) => {
+      const indexes = byTenant.get(item.intent.tenantId);
       if (indexes) indexes.push(index);
-      else byTenant.set(tenantId, [index]);
-    }
+      else byTenant.set(item.intent.tenantId, [index]);
+    });
     const responses: IntentResponse[] = new Array(items.length);
     for (const [tenantId, indexes] of byTenant) {
       const appended = await chainRepository.append(
@@ -211,6 +191,8 @@ export function createDecisionLoop(deps: {
     storage,
     maxBatch: MAX_BATCH,
     apply: commitDecisions,
+    // Budget counters, then chain heads, locked by tenant then actor (NUL sorts below any id).
+    lockKey: (item) => `${item.intent.tenantId}\u0000${item.intent.actorId}`,
     onCommit: (batchSize, seconds) => {
       for (const listener of commitListeners) listener(batchSize, seconds);
     },
@@ -241,13 +223,7 @@ export function createDecisionLoop(deps: {
     explain: boolean,
     idempotencyKey: string | undefined,
   ): Promise<SubmitResult> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await decideAndRecordOnce(principal, request, explain, idempotencyKey);
-      } catch (error) {
-        if (!(error instanceof AuthorityWithdrawn) || attempt === DECISION_ATTEMPTS) throw error;
-      }
-    }
+    return decideUntilCurrent(() => decideAndRecordOnce(principal, request, explain, idempotencyKey));
   }
 
   async function decideAndRecordOnce(

@@ -31,7 +31,7 @@ import { withSpan } from '../../foundation/tracing.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
 import { createGroupCommit } from '../../storage/group-commit.js';
-import { AuthorityWithdrawn, authorityWithdrawn } from '../../tenancy/tenant-controls.js';
+import { AuthorityWithdrawn, authorityWithdrawn, decideUntilCurrent } from '../../tenancy/tenant-controls.js';
 import {
   buildPhysicalClaims,
   type ClassificationResult,
@@ -133,12 +133,6 @@ interface DecisionWrite<T> {
 /** Decisions per group commit: each writes a handful of rows, so SQLite's limits are far away. */
 const MAX_BATCH = 64;
 
-/**
- * Attempts of an issuance the kill switch or a roster change overtook (the second reads the change
- * and refuses).
- */
-const DECISION_ATTEMPTS = 3;
-
 export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssuance {
   const { storage, clock } = deps;
   // Group commit (storage/group-commit.ts): the decisions that arrive while a transaction is being
@@ -146,24 +140,17 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
   // cost more than the rows of one decision (docs/performance.md). Each write runs after the
   // previous one of its batch, as it would have run alone; when one fails, the batch is rolled back
   // and every write is retried in a transaction of its own, so each request gets its own outcome.
-  // Nothing is answered before its transaction committed. The writes run by tenant (then in their
-  // order of arrival), so every instance takes the tenants' chain heads in one order: batches of the
-  // same tenants in different orders on two instances would deadlock on PostgreSQL.
+  // Nothing is answered before its transaction committed. The writes run by tenant (`lockKey`), so
+  // every instance takes the tenants' chain heads in one order.
   const commits = createGroupCommit<DecisionWrite<unknown>, unknown>({
     storage,
     maxBatch: MAX_BATCH,
     async apply(trx, writes) {
-      const order = writes
-        .map((_, index) => index)
-        .sort((a, b) => {
-          const left = (writes[a] as DecisionWrite<unknown>).tenantId;
-          const right = (writes[b] as DecisionWrite<unknown>).tenantId;
-          return left === right ? a - b : left < right ? -1 : 1;
-        });
-      const results: unknown[] = new Array(writes.length);
-      for (const index of order) results[index] = await (writes[index] as DecisionWrite<unknown>).write(trx);
+      const results: unknown[] = [];
+      for (const { write } of writes) results.push(await write(trx));
       return results;
     },
+    lockKey: (write) => write.tenantId,
   });
   const writeDecision = <T>(tenantId: string, write: DecisionWrite<T>['write']) =>
     commits.submit({ tenantId, write }) as Promise<T>;
@@ -380,13 +367,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
     async issue(tenantId, request, scope) {
       try {
         // An ALLOW the kill switch or a roster change overtook before its commit is decided again.
-        for (let attempt = 1; ; attempt += 1) {
-          try {
-            return await issue(tenantId, request, scope);
-          } catch (error) {
-            if (!(error instanceof AuthorityWithdrawn) || attempt === DECISION_ATTEMPTS) throw error;
-          }
-        }
+        return await decideUntilCurrent(() => issue(tenantId, request, scope));
       } catch (error) {
         throw failClosed(error);
       }
