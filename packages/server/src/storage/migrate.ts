@@ -85,14 +85,14 @@ export async function migrateToLatest(
 }
 
 /**
- * Kysely finds its bookkeeping tables by reading the columns of every schema's tables; a table
- * that another schema drops during that read makes PostgreSQL fail the read (42703 from
- * `pg_get_serial_sequence`, 42P01). Nothing was applied then (PostgreSQL migrations run in one
- * transaction), so the run is tried again.
+ * Kysely finds its bookkeeping tables by reading the columns of every schema's tables; a table or
+ * a whole schema that another process drops during that read makes PostgreSQL fail the read
+ * (42703 from `pg_get_serial_sequence`, 42P01, 3F000 naming the other schema). Nothing was applied
+ * then (PostgreSQL migrations run in one transaction), so the run is tried again.
  */
 function isCatalogRace(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === '42703' || code === '42P01';
+  return code === '42703' || code === '42P01' || code === '3F000';
 }
 
 /** Whether the database holds the service's schema (the migrations table exists). */
