@@ -1,11 +1,11 @@
 import { hash } from 'node:crypto';
 
-/** In a `u` regular expression a surrogate pair reads as one code point, so only lone halves match. */
-const LONE_SURROGATE = /\p{Cs}/u;
+/** Strings JSON writes as they are: printable ASCII without a quote or a backslash. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 function encodeString(value: string): string {
-  if (LONE_SURROGATE.test(value))
-    throw new Error('a string with a lone surrogate has no canonical JSON form');
+  if (PLAIN.test(value)) return `"${value}"`;
+  if (!value.isWellFormed()) throw new Error('a string with a lone surrogate has no canonical JSON form');
   return JSON.stringify(value);
 }
 
@@ -34,19 +34,24 @@ function encode(value: unknown, open: Set<object>): string | undefined {
   open.add(value);
   let text: string;
   if (Array.isArray(value)) {
-    const items: string[] = new Array(value.length);
-    for (let i = 0; i < value.length; i++) items[i] = encode(value[i], open) ?? 'null';
-    text = `[${items.join(',')}]`;
+    text = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) text += ',';
+      text += encode(value[i], open) ?? 'null';
+    }
+    text += ']';
   } else {
     const record = value as Record<string, unknown>;
     // Default sort order is by UTF-16 code units, which is the order RFC 8785 requires.
     const keys = Object.keys(record).sort();
-    const members: string[] = [];
+    text = '{';
     for (const key of keys) {
       const member = encode(record[key], open);
-      if (member !== undefined) members.push(`${encodeString(key)}:${member}`);
+      if (member === undefined) continue;
+      if (text.length > 1) text += ',';
+      text += `${encodeString(key)}:${member}`;
     }
-    text = `{${members.join(',')}}`;
+    text += '}';
   }
   open.delete(value);
   return text;

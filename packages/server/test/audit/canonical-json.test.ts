@@ -27,6 +27,31 @@ describe('canonical JSON (RFC 8785)', () => {
     );
   });
 
+  it('agrees on strings made of the characters around the plain-ASCII shortcut', () => {
+    // Controls, the quote, the backslash, DEL, the first non-ASCII units and both surrogate halves:
+    // every boundary of the shortcut that writes printable ASCII as it is.
+    const units = [0x00, 0x08, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x2f, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f, 0x80];
+    const unit = fc.oneof(
+      fc.constantFrom(...units.map((code) => String.fromCharCode(code))),
+      fc.constantFrom('\u2028', '\u00e9', '\ud83d\ude00', 'a', 'Z'),
+    );
+    const text = fc.array(unit, { maxLength: 10 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.dictionary(text, text), text, (record, alone) => {
+        assert.equal(canonicalJson(record), canonicalize(record));
+        assert.equal(canonicalJson(alone), canonicalize(alone));
+      }),
+      { numRuns: 3_000 },
+    );
+    const lone = fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff');
+    fc.assert(
+      fc.property(text, lone, text, (before, half, after) => {
+        assert.throws(() => canonicalJson(`${before}${half}${after}`), /lone surrogate/);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('sorts keys by UTF-16 code units and formats numbers as ECMAScript does', () => {
     assert.equal(
       canonicalJson({ b: 1, a: 2, '\u20ac': 3, '\ud83d\ude00': 4, A: 5 }),
