@@ -1,11 +1,7 @@
 import { WIRE_COMPONENTS, WIRE_ROUTE_LIST } from '@authority-runtime/sdk/wire';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import {
-  registerAjvFormats,
-  type TypeBoxTypeProvider,
-  TypeBoxValidatorCompiler,
-} from '@fastify/type-provider-typebox';
+import { registerAjvFormats, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -48,6 +44,7 @@ import { tenantControlRoutes } from '../http/routes/tenant-controls.js';
 import { transparencyRoutes } from '../http/routes/transparency.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { witnessRoutes } from '../http/routes/witnesses.js';
+import { strictTypeBoxValidatorCompiler } from '../http/validator-compiler.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
 import { authorityEvaluateRoutes } from '../intent/routes/authority-evaluate.js';
 import { budgetRoutes } from '../intent/routes/budgets.js';
@@ -125,7 +122,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   traceRequests(app);
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(strictTypeBoxValidatorCompiler);
   app.decorateRequest('principal', null);
   app.decorateRequest('clientAddress', null);
   app.decorateRequest('rateLimits', null);

@@ -116,6 +116,25 @@ for (const engine of ENGINES) {
         headers: owner,
       });
       assert.equal(missing.statusCode, 404);
+      // A version number written any other way than in decimal digits is refused, never read as
+      // another version (1.9 is not version 1, 1e0 not 1, 0x2 not 2).
+      for (const written of ['1.9', '1e0', '0x2', '%201']) {
+        const odd = await t.app.inject({
+          method: 'POST',
+          url: `/authority/policy/versions/${written}/activate`,
+          headers: owner,
+        });
+        assert.equal(odd.statusCode, 400, `${written}: ${odd.body}`);
+        assert.equal(odd.json().error.code, 'VALIDATION_ERROR');
+        assert.ok(
+          odd.json().error.details.issues.some((issue: { path: string }) => issue.path === 'params/version'),
+          odd.body,
+        );
+      }
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/authority/policy', headers: owner })).json().version,
+        2,
+      );
       const events = await t.storage.db
         .selectFrom('audit_entries')
         .select('event_type')

@@ -159,6 +159,18 @@ for (const engine of ENGINES) {
         ['/audit/acme/proof/consistency?from=1&to=15', 'querystring/to'],
         ['/audit/acme/proof/consistency?from=1', 'querystring/to'],
         ['/audit/acme/proof/consistency?from=1&to=2&extra=1', 'querystring'],
+        // Text that only converts to a number by truncating, reading hex or an exponent, or from a
+        // blank or a boolean: refused, not answered for a number the caller never wrote.
+        ['/audit/acme/proof/inclusion?index=1.5&treeSize=5', 'querystring/index'],
+        ['/audit/acme/proof/inclusion?index=&treeSize=3', 'querystring/index'],
+        ['/audit/acme/proof/inclusion?index=true&treeSize=3', 'querystring/index'],
+        ['/audit/acme/proof/inclusion?index=0x1&treeSize=5', 'querystring/index'],
+        ['/audit/acme/proof/inclusion?index=+1&treeSize=5', 'querystring/index'],
+        ['/audit/acme/proof/inclusion?index=0&treeSize=1e1', 'querystring/treeSize'],
+        ['/audit/acme/proof/inclusion?index=2&treeSize=3.7', 'querystring/treeSize'],
+        ['/audit/acme/proof/inclusion?index=0&treeSize=%203', 'querystring/treeSize'],
+        ['/audit/acme/proof/consistency?from=1.9&to=5', 'querystring/from'],
+        ['/audit/acme/proof/consistency?from=2&to=4.5', 'querystring/to'],
       ];
       for (const [url, path] of cases) {
         const res = await get(url, auditor);
