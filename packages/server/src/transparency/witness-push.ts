@@ -60,8 +60,12 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-function addCheckpointUrl(base: string): string {
-  return `${base.replace(/\/+$/, '')}/add-checkpoint`;
+/** `<url>/add-checkpoint`: the path extended, a query string the witness's URL carries kept after it. */
+export function addCheckpointUrl(base: string): string {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/add-checkpoint`;
+  url.hash = '';
+  return url.href;
 }
 
 /**

@@ -223,6 +223,42 @@ for (const engine of ENGINES) {
       }
     });
 
+    it('posts to <url>/add-checkpoint with the query string of the configured URL after the path', async () => {
+      const name = 'witness.example/query';
+      const own = keygen(dir, name);
+      const queried = await startWitness([
+        '--key-file',
+        own.keyFile,
+        '--log',
+        `${ORIGIN}=${log.signer.verifierKey}`,
+      ]);
+      try {
+        const response = await t.app.inject({
+          method: 'PUT',
+          url: '/audit/witnesses',
+          headers,
+          payload: {
+            witnesses: [
+              {
+                name,
+                url: `${queried.base.replace(/\/+$/, '')}/?tenant=acme#ignored`,
+                verifierKey: own.verifierKey,
+              },
+            ],
+            quorum: 1,
+          },
+        });
+        assert.equal(response.statusCode, 200, response.body);
+        await pusher().runOnce();
+        assert.deepEqual(
+          (await witnessesOf()).map((w) => [w.name, w.cosigned_size, w.last_error]),
+          [[name, state.size, null]],
+        );
+      } finally {
+        await stopProcess(queried.child);
+      }
+    });
+
     it('refuses bad witness settings with 400 naming the field', async () => {
       const put = (payload: Record<string, unknown>) =>
         t.app.inject({ method: 'PUT', url: '/audit/witnesses', headers, payload });
