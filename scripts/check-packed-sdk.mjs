@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Proves that @authority-runtime/sdk is publishable (contract §13.1): packs it as it would be
-// published (scripts/pack-sdk.mjs), checks the tarball's manifest, installs the tarball into an
+// Proves that @authority-runtime/sdk is publishable (contract §13.1): packs it with `npm pack` in
+// packages/sdk (through scripts/pack-sdk.mjs, which prints the tarball's path), checks that the
+// repository's manifest was put back, checks the tarball's manifest, installs the tarball into an
 // empty project outside the repository, type-checks a strict TypeScript consumer against the
 // packed declarations, and runs a plain-`node` consumer that does the agent loop against a real
 // `authority serve` (the built server, embedded database in a temporary directory).
@@ -34,6 +35,13 @@ try {
     stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();
   say(`packed ${path.basename(tarball)}`);
+  const repositoryManifest = await readFile(path.join(root, 'packages/sdk/package.json'), 'utf8');
+  if (
+    !repositoryManifest.includes('"development"') ||
+    existsSync(path.join(root, 'packages/sdk/package.development.json'))
+  ) {
+    throw new Error("npm pack did not put the repository's SDK manifest back");
+  }
 
   const project = path.join(work, 'consumer');
   await cp(path.join(root, 'scripts/packed-sdk-consumer'), project, { recursive: true });
