@@ -42,7 +42,10 @@ export interface WireRoute<S extends WireRouteSchema = WireRouteSchema> {
   readonly schema: S;
 }
 
-/** The `x-tenant-id` header every tenant route requires (contract §2): 401 when missing, 400 when malformed. */
+/**
+ * The `x-tenant-id` header every tenant and console-session route requires (contract §2): 401 when
+ * missing, 400 when malformed.
+ */
 export const TenantHeaders = Type.Object({
   [TENANT_HEADER]: Type.String({ pattern: TENANT_ID_PATTERN, description: "The credential's tenant" }),
 });
@@ -66,8 +69,8 @@ type RouteInit<S extends WireRouteSchema> = Omit<WireRoute<S>, 'idempotent' | 'p
 };
 
 /**
- * Declares a route. Tenant routes get the `x-tenant-id` header (and `Idempotency-Key` when
- * `idempotent`) in their header schema.
+ * Declares a route. Tenant and portal routes get the `x-tenant-id` header (tenant routes also
+ * `Idempotency-Key` when `idempotent`) in their header schema.
  *
  * @example
  * ```ts
@@ -86,7 +89,13 @@ export function route<const S extends WireRouteSchema>(init: RouteInit<S>): Wire
   const idempotent = init.idempotent ?? false;
   const headers =
     init.schema.headers ??
-    (init.security === 'tenant' ? (idempotent ? IdempotentTenantHeaders : TenantHeaders) : undefined);
+    (init.security === 'tenant'
+      ? idempotent
+        ? IdempotentTenantHeaders
+        : TenantHeaders
+      : init.security === 'portal'
+        ? TenantHeaders
+        : undefined);
   return {
     ...init,
     idempotent,

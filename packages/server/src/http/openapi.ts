@@ -140,6 +140,9 @@ class SchemaNamer {
     }
     const out: JsonObject = {};
     for (const [key, value] of Object.entries(schema)) {
+      // A definition's `$id` would make it the base of the `#/components/...` references inside
+      // it (JSON Schema 2020-12), which then resolve against the wrong document.
+      if (key === '$id') continue;
       if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) out.$ref = REF + value;
       else if (key === 'properties' && isObject(value)) {
         out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.convert(v)]));

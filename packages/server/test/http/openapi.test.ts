@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { IntentResponse, WIRE_ROUTE_LIST } from '@authority-runtime/sdk/wire';
+import { IntentResponse, PolicyRule, WIRE_ROUTE_LIST } from '@authority-runtime/sdk/wire';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Value } from 'typebox/value';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -68,12 +69,20 @@ describe('the OpenAPI document', () => {
       assert.ok(operation, `${route.method} ${path}`);
       const tenantHeader = operation.parameters?.find((p) => p.name === 'x-tenant-id');
       const idempotencyKey = operation.parameters?.find((p) => p.name === 'idempotency-key');
-      if (route.security === 'tenant') {
-        assert.deepEqual(tenantHeader && { in: tenantHeader.in, required: tenantHeader.required }, {
-          in: 'header',
-          required: true,
-        });
-        assert.deepEqual(operation.security, [{ bearer: [] }, { apiKey: [] }, { portalSession: [] }]);
+      if (route.security === 'tenant' || route.security === 'portal') {
+        // Every request but the public and operator ones names its tenant (contract §2), console
+        // sessions included.
+        assert.deepEqual(
+          tenantHeader && { in: tenantHeader.in, required: tenantHeader.required },
+          { in: 'header', required: true },
+          route.operationId,
+        );
+        assert.deepEqual(
+          operation.security,
+          route.security === 'tenant'
+            ? [{ bearer: [] }, { apiKey: [] }, { portalSession: [] }]
+            : [{ portalSession: [] }],
+        );
       } else assert.equal(tenantHeader, undefined, route.operationId);
       assert.equal(idempotencyKey?.required ?? null, route.idempotent ? false : null, route.operationId);
       for (const requirement of operation.security ?? []) {
@@ -103,6 +112,30 @@ describe('the OpenAPI document', () => {
       }
     }
     assert.ok(doc.components.responses.MethodNotAllowed?.headers.allow);
+  });
+
+  it('compiles every component with a JSON Schema 2020-12 validator: each reference resolves', () => {
+    // OpenAPI 3.1 schemas are JSON Schema 2020-12: an `$id` inside a component would rebase the
+    // `#/components/...` references under it, so a standard validator could not resolve them.
+    const base = 'https://authority.example/openapi.json';
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ $id: base, components: doc.components });
+    for (const name of Object.keys(doc.components.schemas)) {
+      assert.doesNotThrow(() => ajv.compile({ $ref: `${base}#/components/schemas/${name}` }), name);
+    }
+    assert.equal(JSON.stringify(doc).includes('"$id"'), false);
+    const validRule = ajv.compile({ $ref: `${base}#/components/schemas/PolicyRule` });
+    const rule = {
+      id: 'r1',
+      effect: 'ALLOW',
+      priority: 10,
+      conditions: { any: [{ path: 'riskScore', op: 'LT', value: 50 }, { not: { all: [] } }] },
+    };
+    assert.ok(Value.Check(PolicyRule, rule));
+    assert.equal(validRule(rule), true, JSON.stringify(validRule.errors));
+    const nested = { ...rule, conditions: { all: [{ not: { path: 'riskScore', op: 'NOPE' } }] } };
+    assert.equal(Value.Check(PolicyRule, nested), false);
+    assert.equal(validRule(nested), false);
   });
 
   it('names the main shapes as components', () => {
