@@ -1,7 +1,7 @@
 import type { RouteSecurity, WireRoute } from '@authority-runtime/sdk/wire';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { TSchema } from 'typebox';
-import { INTENT_EXAMPLES } from './openapi-examples.js';
+import { OPERATION_EXAMPLES } from './openapi-examples.js';
 
 /**
  * The OpenAPI 3.1 document of the service (contract §13.4), generated from the SDK's wire contract:
@@ -192,7 +192,7 @@ function responsesOf(namer: SchemaNamer, route: WireRoute): JsonObject {
     }
     if (status !== 204) {
       const mediaType = status < 300 ? route.produces : 'application/json';
-      const examples = route.operationId === 'submitIntent' ? INTENT_EXAMPLES[status] : undefined;
+      const examples = OPERATION_EXAMPLES[route.operationId]?.responses?.[status];
       response.content = {
         [mediaType]: {
           schema: mediaType === 'application/json' ? namer.convert(schema) : { type: 'string' },
@@ -219,12 +219,13 @@ function operationOf(namer: SchemaNamer, route: WireRoute): JsonObject {
   if (body !== undefined) {
     // A body with no required member may be left out (the POST routes that take no body).
     const required = Array.isArray(body.required) && body.required.length > 0;
+    const examples = OPERATION_EXAMPLES[route.operationId]?.request;
     operation.requestBody = {
       required,
       content: {
         'application/json': {
           schema: namer.convert(body),
-          ...(route.operationId === 'submitIntent' ? { examples: INTENT_EXAMPLES.request } : {}),
+          ...(examples === undefined ? {} : { examples }),
         },
       },
     };
