@@ -83,10 +83,12 @@ func newIdempotencyKey() string {
 }
 
 // Do calls any other route of the API with the client's headers, retries and errors, and returns
-// the parsed JSON of a 2xx answer (nil, bool, float64, string, []any or map[string]any). path
-// starts with "/"; body is encoded with encoding/json (nil for none).
+// the parsed JSON of a 2xx answer (nil, bool, float64, string, []any or map[string]any), or nil
+// for a 2xx answer without a body (the 204 No Content of DELETE /keys/:id, say); a 2xx body that
+// is not JSON is an INVALID_RESPONSE error. path starts with "/"; body is encoded with
+// encoding/json (nil for none).
 func (c *Client) Do(ctx context.Context, method, path string, body any) (any, error) {
-	answer, err := c.t.do(ctx, call{method: method, path: path, body: body, authenticated: true})
+	answer, err := c.t.do(ctx, call{method: method, path: path, body: body, authenticated: true, anyJSON: true})
 	if err != nil {
 		return nil, err
 	}
@@ -162,12 +164,26 @@ func (c *Client) WaitForApproval(ctx context.Context, intentID string, timeout, 
 }
 
 // FetchToken collects the token of an approved escalation (POST /intent/:id/token), for the
-// principal that submitted the intent. It always sends an Idempotency-Key, so a retry after a lost
-// answer gets the same token back.
+// principal that submitted the intent. It always sends an Idempotency-Key, a random one per call
+// that every retry of the call reuses, so a retry after a lost answer gets the same token back. To
+// call again after a call whose every attempt lost its answer, use FetchTokenWithKey.
 func (c *Client) FetchToken(ctx context.Context, intentID string) (*Decision, error) {
+	return c.FetchTokenWithKey(ctx, intentID, "")
+}
+
+// FetchTokenWithKey is FetchToken with the caller's Idempotency-Key (a random one when
+// idempotencyKey is empty; the service takes 1 to 255 visible ASCII characters). The service mints
+// the token once: a later call with another key gets 409 CONFLICT, while one with the key of the
+// call that minted it replays that 200 with the same token (for 24 hours). So keep one key per
+// intent, stored with its ID or derived from it, and pass it to every call for that intent: when
+// all the attempts of a call lost their answers, the next call still gets the token.
+func (c *Client) FetchTokenWithKey(ctx context.Context, intentID, idempotencyKey string) (*Decision, error) {
+	if idempotencyKey == "" {
+		idempotencyKey = newIdempotencyKey()
+	}
 	answer, err := c.t.do(ctx, call{
 		method: http.MethodPost, path: "/intent/" + url.PathEscape(intentID) + "/token",
-		idempotencyKey: newIdempotencyKey(), authenticated: true,
+		idempotencyKey: idempotencyKey, authenticated: true,
 	})
 	if err != nil {
 		return nil, err

@@ -321,3 +321,161 @@ func TestLogKeyReadsTheTextAndRefusesAnythingElse(t *testing.T) {
 		}
 	}
 }
+
+// empty answers a status without a body, as a 204 No Content does.
+func empty(status int) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(status) }
+}
+
+func TestDoSucceedsWithoutAValueOnAnEmpty2xx(t *testing.T) {
+	s := newScripted(t,
+		empty(204),
+		empty(200),
+		reply(200, "null"),
+		reply(200, map[string]any{"deleted": true}),
+		reply(200, "<html>not JSON</html>"),
+		empty(204),
+		empty(200),
+	)
+	client, _ := NewClient(s.server.URL, "acme", "k", Options{})
+	ctx := context.Background()
+	for _, route := range []string{"/keys/k-1", "/webhooks/w-1", "/connectors/c-1"} {
+		value, err := client.Do(ctx, http.MethodDelete, route, nil)
+		if err != nil || value != nil {
+			t.Fatalf("DELETE %s: %#v, %v; want no value and no error", route, value, err)
+		}
+	}
+	if value, err := client.Do(ctx, http.MethodGet, "/x", nil); err != nil || value.(map[string]any)["deleted"] != true {
+		t.Fatalf("a JSON answer is parsed: %#v, %v", value, err)
+	}
+	var apiErr *APIError
+	if _, err := client.Do(ctx, http.MethodGet, "/x", nil); !errors.As(err, &apiErr) || apiErr.Code != "INVALID_RESPONSE" || apiErr.Status != 200 {
+		t.Fatalf("a 2xx body that is not JSON: %#v", err)
+	}
+	// The typed calls still need their documented body.
+	if _, err := client.GetIntent(ctx, "i-1"); !errors.As(err, &apiErr) || apiErr.Code != "INVALID_RESPONSE" || apiErr.Status != 204 {
+		t.Fatalf("GetIntent on a 204: %#v", err)
+	}
+	if _, err := client.FetchToken(ctx, "i-1"); !errors.As(err, &apiErr) || apiErr.Code != "INVALID_RESPONSE" || apiErr.Status != 200 {
+		t.Fatalf("FetchToken on an empty 200: %#v", err)
+	}
+	if len(s.seen) != 7 || s.seen[0].Method != http.MethodDelete || s.seen[0].URL.Path != "/keys/k-1" {
+		t.Fatalf("%d requests", len(s.seen))
+	}
+}
+
+// trickle sends the headers and the start of a JSON body at once, then one byte every 20 ms until
+// the client goes away (at most 5 s).
+func trickle(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("content-type", "application/json")
+	w.WriteHeader(200)
+	_, _ = io.WriteString(w, `{"padding":"`)
+	w.(http.Flusher).Flush()
+	give := time.After(5 * time.Second)
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-give:
+			return
+		case <-time.After(20 * time.Millisecond):
+			if _, err := io.WriteString(w, "x"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+func TestTimeoutWhileReadingTheBodyIsTIMEOUT(t *testing.T) {
+	s := newScripted(t, trickle, trickle)
+	client, _ := NewClient(s.server.URL, "acme", "k", Options{Timeout: 300 * time.Millisecond, MaxAttempts: 2})
+	started := time.Now()
+	_, err := client.Do(context.Background(), http.MethodGet, "/slow", nil)
+	elapsed := time.Since(started)
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != "TIMEOUT" || apiErr.Status != 0 || !apiErr.Retryable ||
+		apiErr.Message != "no complete answer within 300ms" {
+		t.Fatalf("a body that does not arrive within the timeout: %#v", err)
+	}
+	if len(s.seen) != 2 || elapsed > 3*time.Second {
+		t.Fatalf("%d attempts in %s; want 2 attempts of 300 ms", len(s.seen), elapsed)
+	}
+	silent := newScripted(t, func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	client, _ = NewClient(silent.server.URL, "acme", "k", Options{Timeout: 300 * time.Millisecond, MaxAttempts: 1})
+	_, err = client.Do(context.Background(), http.MethodGet, "/slow", nil)
+	if !errors.As(err, &apiErr) || apiErr.Code != "TIMEOUT" || apiErr.Status != 0 || apiErr.Message != "no answer within 300ms" {
+		t.Fatalf("no headers within the timeout: %#v", err)
+	}
+}
+
+func TestCallersDeadlineIsTIMEOUTAndCancellationIsNot(t *testing.T) {
+	s := newScripted(t, trickle, trickle, trickle)
+	client, _ := NewClient(s.server.URL, "acme", "k", Options{Timeout: 10 * time.Second})
+	var apiErr *APIError
+
+	// The caller's deadline passes while the body trickles: a timeout, not retried.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := client.Do(ctx, http.MethodGet, "/slow", nil); !errors.As(err, &apiErr) || apiErr.Code != "TIMEOUT" || apiErr.Status != 0 ||
+		apiErr.Message != "no complete answer before the context's deadline" {
+		t.Fatalf("the caller's deadline: %#v", err)
+	}
+
+	// The caller cancels while the body trickles: a NETWORK_ERROR saying so, not retried.
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	_, err := client.Do(ctx, http.MethodGet, "/slow", nil)
+	if !errors.As(err, &apiErr) || apiErr.Code != "NETWORK_ERROR" || apiErr.Status != 0 || !strings.Contains(apiErr.Message, "context canceled") {
+		t.Fatalf("the caller's cancellation while reading: %#v", err)
+	}
+
+	// The caller cancels before the answer's headers: the same.
+	waiting := make(chan struct{})
+	headersLater := func(w http.ResponseWriter, r *http.Request) {
+		close(waiting)
+		<-r.Context().Done()
+	}
+	s.mu.Lock()
+	s.steps = []func(http.ResponseWriter, *http.Request){headersLater}
+	s.mu.Unlock()
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() { <-waiting; cancel() }()
+	_, err = client.Do(ctx, http.MethodGet, "/slow", nil)
+	if !errors.As(err, &apiErr) || apiErr.Code != "NETWORK_ERROR" || apiErr.Status != 0 || !strings.Contains(apiErr.Message, "context canceled") {
+		t.Fatalf("the caller's cancellation before the headers: %#v", err)
+	}
+	if len(s.seen) != 3 {
+		t.Fatalf("%d attempts; a caller's deadline or cancellation is not retried", len(s.seen))
+	}
+}
+
+func TestFetchTokenWithKeyReplaysAfterLostAnswers(t *testing.T) {
+	approved := intentAnswer("APPROVED", map[string]any{"authorityDecisionToken": "a.b.c"})
+	s := newScripted(t,
+		reply(502, "<html>bad gateway</html>"),
+		reply(504, "<html>gateway timeout</html>"),
+		reply(200, approved),
+		reply(200, approved),
+	)
+	client, _ := NewClient(s.server.URL, "acme", "k", Options{MaxAttempts: 2})
+	ctx := context.Background()
+	if _, err := client.FetchTokenWithKey(ctx, "i-1", "token-i-1"); err == nil {
+		t.Fatal("every attempt lost its answer")
+	}
+	decision, err := client.FetchTokenWithKey(ctx, "i-1", "token-i-1")
+	if err != nil || decision.Verdict != VerdictAllow || decision.Token != "a.b.c" {
+		t.Fatalf("the second call with the same key: %+v %v", decision, err)
+	}
+	for i, r := range s.seen[:3] {
+		if got := r.Header.Get("idempotency-key"); got != "token-i-1" || r.URL.Path != "/intent/i-1/token" || r.Method != http.MethodPost {
+			t.Fatalf("request %d: %s %s with key %q", i, r.Method, r.URL.Path, got)
+		}
+	}
+	if _, err := client.FetchTokenWithKey(ctx, "i-1", ""); err != nil {
+		t.Fatal(err)
+	}
+	if generated := s.seen[3].Header.Get("idempotency-key"); len(generated) != 36 || generated == "token-i-1" {
+		t.Fatalf("an empty key is a random one, not %q", generated)
+	}
+}

@@ -156,9 +156,17 @@ func TestLiveEscalationApprovedByAnotherKeyThenTheToken(t *testing.T) {
 	if status, err := client.WaitForApproval(ctx, decision.IntentID, 30*time.Second, 200*time.Millisecond); err != nil || status != "APPROVED_AFTER_REVIEW" {
 		t.Fatalf("%q %v", status, err)
 	}
-	granted, err := client.FetchToken(ctx, decision.IntentID)
+	key := "token-" + decision.IntentID
+	granted, err := client.FetchTokenWithKey(ctx, decision.IntentID, key)
 	if err != nil || granted.Verdict != VerdictAllow {
 		t.Fatalf("%+v %v", granted, err)
+	}
+	// The answer was lost, say: the same key replays the same token; FetchToken's new key is 409.
+	if replayed, err := client.FetchTokenWithKey(ctx, decision.IntentID, key); err != nil || replayed.Token != granted.Token {
+		t.Fatalf("the same key replays the token: %+v %v", replayed, err)
+	}
+	if _, err := client.FetchToken(ctx, decision.IntentID); !errors.As(err, &apiErr) || apiErr.Status != 409 || apiErr.Code != "CONFLICT" {
+		t.Fatalf("another key after the token was minted: %#v", err)
 	}
 	result := s.verify(t, granted.Token, target, nil)
 	if !result.Valid || result.Claims.ProposedAction != "merge pull request #7" {
@@ -186,6 +194,25 @@ func TestLiveEscalationApprovedByAnotherKeyThenTheToken(t *testing.T) {
 	}
 	if missing, err := VerifyReceipt(receipt, pinned, ReceiptOptions{ExpectedTenantID: s.tenant}); err != nil || missing.Reason != ReasonLogKeyMissing {
 		t.Fatalf("without the log key: %+v %v", missing, err)
+	}
+}
+
+func TestLiveDoDeletesWith204(t *testing.T) {
+	s := live(t)
+	ctx := context.Background()
+	created, err := s.client(t, "").CreateAPIKey(ctx, "revoked-"+randomHex(4), "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := created["id"].(string)
+	value, err := s.client(t, "").Do(ctx, http.MethodDelete, "/keys/"+id, nil)
+	if err != nil || value != nil {
+		t.Fatalf("DELETE /keys/%s: %#v, %v; want no value and no error", id, value, err)
+	}
+	_, err = s.client(t, created["key"].(string)).GetIntent(ctx, "0190f5c2-1111-7000-8000-000000000001")
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 401 {
+		t.Fatalf("the revoked key: %#v", err)
 	}
 }
 

@@ -84,6 +84,9 @@ type call struct {
 	authenticated bool
 	// text asks for a text/plain answer (the log key), returned as it is rather than as JSON.
 	text bool
+	// anyJSON accepts any JSON value, and a 2xx answer without a body (a 204 No Content) as a
+	// success without a value (Do); the typed calls need a body.
+	anyJSON bool
 }
 
 // do sends one logical request, retrying 429 (after retry-after), 500, 502, 503, 504 and network
@@ -147,23 +150,22 @@ func (t *transport) attempt(ctx context.Context, c call, target string, payload 
 	}
 	answer, err := t.http.Do(request)
 	if err != nil {
-		var netErr net.Error
-		if errors.As(err, &netErr) && netErr.Timeout() {
-			return nil, &APIError{Code: "TIMEOUT", Message: fmt.Sprintf("no answer within %s", t.timeout), Retryable: true}
-		}
-		return nil, &APIError{Code: "NETWORK_ERROR", Message: "request failed: " + err.Error(), Retryable: true}
+		return nil, t.failure(ctx, err, "request failed", "no answer")
 	}
 	defer answer.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(answer.Body, 16<<20))
 	if err != nil {
-		return nil, &APIError{Code: "NETWORK_ERROR", Message: "answer unreadable: " + err.Error(), Retryable: true}
+		return nil, t.failure(ctx, err, "answer unreadable", "no complete answer")
 	}
 	out := &response{status: answer.StatusCode, body: raw, requestID: answer.Header.Get("x-request-id")}
+	var parseErr error
 	if len(raw) > 0 {
-		out.parsed, _ = parseJSON(raw)
+		out.parsed, parseErr = parseJSON(raw)
 	}
 	if answer.StatusCode >= 200 && answer.StatusCode < 300 {
-		if out.parsed == nil && !c.text {
+		switch {
+		case c.text, c.anyJSON && parseErr == nil: // parseErr is nil for an empty body too
+		case out.parsed == nil:
 			return nil, &APIError{Status: answer.StatusCode, Code: "INVALID_RESPONSE", Message: "the answer is not JSON", RequestID: out.requestID}
 		}
 		return out, nil
@@ -190,6 +192,23 @@ func (t *transport) attempt(ctx context.Context, c call, target string, payload 
 		apiErr.RetryAfter, _ = retryAfter(answer.Header.Get("retry-after"), time.Now())
 	}
 	return nil, apiErr
+}
+
+// failure is the error of an attempt that got no complete answer, at status 0: TIMEOUT when a
+// deadline passed, the client's Timeout or the caller's context deadline, whether before the
+// answer's headers or while reading its body; NETWORK_ERROR otherwise, the caller's cancellation
+// of its context included (its message then ends with "context canceled").
+func (t *transport) failure(ctx context.Context, err error, prefix, missing string) *APIError {
+	var netErr net.Error
+	timedOut := errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
+	if !timedOut || errors.Is(ctx.Err(), context.Canceled) {
+		return &APIError{Code: "NETWORK_ERROR", Message: prefix + ": " + err.Error(), Retryable: true}
+	}
+	message := fmt.Sprintf("%s within %s", missing, t.timeout)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		message = missing + " before the context's deadline"
+	}
+	return &APIError{Code: "TIMEOUT", Message: message, Retryable: true}
 }
 
 func errorEnvelope(parsed any) (map[string]any, bool) {
