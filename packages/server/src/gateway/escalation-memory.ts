@@ -12,26 +12,40 @@ export interface RememberedEscalation {
 
 /** At least this long, whatever the clocks say, so a skewed clock cannot make the memory useless. */
 const MIN_REMEMBER_MS = 60_000;
+/**
+ * How long an escalation is kept after its `expiresAt`: the first repeat in that time hears that it
+ * expired (or, denied, that it was denied) instead of being submitted again as if nothing happened.
+ */
+export const EXPIRED_NOTICE_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The escalations of calls, by {@link sameCallKey}, each kept until its `approval.expiresAt`: a
- * repeated call is then answered from the escalation (pending, approved, denied or expired, as the
- * service says) instead of being submitted again. In process memory and bounded (least recently
- * used entries go first): losing an entry only means the next repeat is submitted anew.
+ * The escalations of calls, by {@link sameCallKey}, each kept until a day after its
+ * `approval.expiresAt`: a repeated call is then answered from the escalation (pending, approved,
+ * denied or expired, as the service says) instead of being submitted again. In process memory and
+ * bounded (least recently used entries go first): losing an entry only means the next repeat is
+ * submitted anew.
  */
 export class EscalationMemory {
   readonly #entries: LRUCache<string, RememberedEscalation>;
   readonly #now: () => number;
 
   constructor(options: { max?: number; now?: () => number } = {}) {
-    this.#entries = new LRUCache({ max: options.max ?? 10_000, ttl: MIN_REMEMBER_MS });
-    this.#now = options.now ?? Date.now;
+    const now = options.now ?? Date.now;
+    this.#now = now;
+    // ttlResolution 0: read the clock on every check instead of caching it for a millisecond.
+    this.#entries = new LRUCache({
+      max: options.max ?? 10_000,
+      ttl: MIN_REMEMBER_MS,
+      ttlResolution: 0,
+      perf: { now },
+    });
   }
 
-  /** Remembers the escalation of a call until `expiresAt` (ISO 8601, the service's clock). */
+  /** Remembers the escalation of a call until a day after `expiresAt` (ISO 8601, the service's clock). */
   remember(key: string, escalation: RememberedEscalation, expiresAt: string): void {
     const left = Date.parse(expiresAt) - this.#now();
-    this.#entries.set(key, escalation, { ttl: Math.max(Number.isFinite(left) ? left : 0, MIN_REMEMBER_MS) });
+    const ttl = Math.max(Number.isFinite(left) ? left : 0, MIN_REMEMBER_MS) + EXPIRED_NOTICE_MS;
+    this.#entries.set(key, escalation, { ttl });
   }
 
   get(key: string): RememberedEscalation | undefined {
