@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -20,10 +21,22 @@ class Seen:
     body: Any
 
 
+@dataclass(frozen=True)
+class Trickle:
+    """An answer sent the way a stalled peer sends it: its body (with ``headers``, its status line
+    and headers too) one byte every ``interval`` seconds."""
+
+    status: int
+    body: bytes
+    interval: float
+    headers: bool = False
+
+
 @dataclass
 class StubServer:
     """Answers each request with the next entry of ``script`` (a status, headers, a JSON body or
-    raw bytes, or a callable returning one; ``None`` closes the connection without an answer)."""
+    raw bytes, a :class:`Trickle`, or a callable returning one; ``None`` closes the connection
+    without an answer)."""
 
     script: list[Any]
     seen: list[Seen] = field(default_factory=list)
@@ -51,6 +64,9 @@ class StubServer:
                     self.close_connection = True
                     self.connection.shutdown(2)
                     return
+                if isinstance(answer, Trickle):
+                    self._trickle(answer)
+                    return
                 status, headers, body = answer
                 data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
                 self.send_response(status)
@@ -60,7 +76,23 @@ class StubServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            do_GET = do_POST = do_PUT = _serve
+            def _trickle(self, answer: Trickle) -> None:
+                self.close_connection = True
+                head = (
+                    f"HTTP/1.1 {answer.status} Trickled\r\ncontent-type: application/json\r\n"
+                    f"content-length: {len(answer.body)}\r\n\r\n"
+                ).encode("ascii")
+                slow = head + answer.body if answer.headers else answer.body
+                try:
+                    if not answer.headers:
+                        self.wfile.write(head)
+                    for byte in slow:
+                        self.wfile.write(bytes([byte]))
+                        time.sleep(answer.interval)
+                except OSError:  # the client gave up
+                    return
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handle)
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)

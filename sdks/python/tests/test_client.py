@@ -9,7 +9,7 @@ from typing import Any
 from authority_runtime import AuthorityApiError, AuthorityClient
 from authority_runtime.retry import backoff_delay, retry_after_seconds
 
-from .stub_server import StubServer
+from .stub_server import StubServer, Trickle
 
 
 def intent_response(decision: str, **extra: Any) -> dict[str, Any]:
@@ -19,7 +19,11 @@ def intent_response(decision: str, **extra: Any) -> dict[str, Any]:
         "authorityDecision": {
             "decision": decision,
             "riskScore": 20,
-            "rationale": ["rule starter/escalate-writes matched: ESCALATE", "risk 20 < escalateAt 60"],
+            "rationale": [
+                "interpreted as OI-105 (write, confidence 0.9)",
+                "rule starter/escalate-writes matched: ESCALATE",
+                "most severe wins: ESCALATE (deciding rule starter/escalate-writes)",
+            ],
             "decidingRule": {"id": "starter/escalate-writes", "effect": "ESCALATE", "priority": 100},
         },
         **extra,
@@ -48,7 +52,7 @@ class RetryPolicy(unittest.TestCase):
         self.assertEqual(decision.verdict, "ESCALATE")
         self.assertEqual(decision.escalation_id, "esc-1")
         self.assertIsNone(decision.token)
-        self.assertEqual(decision.reason, "starter/escalate-writes: rule starter/escalate-writes matched: ESCALATE")
+        self.assertEqual(decision.reason, "starter/escalate-writes: interpreted as OI-105 (write, confidence 0.9)")
         keys = {seen.headers["idempotency-key"] for seen in server.seen}
         self.assertEqual(len(server.seen), 3)
         self.assertEqual(len(keys), 1, "every retry reuses the submission's key")
@@ -122,6 +126,15 @@ class RetryPolicy(unittest.TestCase):
         self.assertEqual((caught.exception.status, caught.exception.code), (0, "NETWORK_ERROR"))
         self.assertTrue(caught.exception.retryable)
 
+    def test_a_truncated_answer_is_a_network_error_and_retried(self) -> None:
+        truncated = (200, {"content-length": "500"}, {"status": "ESCALATED"})
+        with StubServer([truncated, (200, {}, {"status": "EXPIRED"}), truncated]) as server:
+            client = AuthorityClient(server.url, "acme", "k", max_attempts=2)
+            self.assertEqual(client.get_intent("i-1")["status"], "EXPIRED")
+            with self.assertRaises(AuthorityApiError) as caught:
+                AuthorityClient(server.url, "acme", "k", max_attempts=1).get_intent("i-1")
+        self.assertEqual((caught.exception.status, caught.exception.code), (0, "NETWORK_ERROR"))
+
     def test_redirects_are_not_followed(self) -> None:
         with StubServer([(307, {"location": "http://127.0.0.1:9/steal"}, b"")]) as server:
             with self.assertRaises(AuthorityApiError) as caught:
@@ -194,9 +207,6 @@ class DecisionMapping(unittest.TestCase):
         self.assertIn("idempotency-key", server.seen[0].headers)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class LogKey(unittest.TestCase):
     KEY = "audit.example.com/audit/acme+730c79dd+AcLr7trNFADB60EYPAQoGCoZEL1HjgiLW84cXB+duvZ7"
@@ -222,3 +232,81 @@ class LogKey(unittest.TestCase):
         self.assertEqual(server.seen[0].path, "/.well-known/authority/acme/log-key")
         self.assertNotIn("authorization", server.seen[0].headers)
         self.assertEqual(server.seen[0].headers["accept"], "text/plain")
+
+
+class GenericRequests(unittest.TestCase):
+    def test_an_empty_2xx_is_none_and_a_body_that_is_not_json_is_invalid(self) -> None:
+        script: list[Any] = [
+            (204, {}, b""),
+            (204, {}, b""),
+            (200, {}, b""),
+            (200, {}, b"<html>deleted</html>"),
+            (200, {}, b""),
+        ]
+        with StubServer(script) as server:
+            client = AuthorityClient(server.url, "acme", "k")
+            self.assertIsNone(client.request("DELETE", "/keys/key-1"))
+            self.assertIsNone(client.request("DELETE", "/v1/webhooks/wh-1"))
+            self.assertIsNone(client.request("POST", "/connectors/c-1/test"))
+            with self.assertRaises(AuthorityApiError) as not_json:
+                client.request("DELETE", "/connectors/c-1")
+            with self.assertRaises(AuthorityApiError) as empty:  # a typed call needs its JSON
+                client.get_intent("i-1")
+        self.assertEqual((not_json.exception.status, not_json.exception.code), (200, "INVALID_RESPONSE"))
+        self.assertEqual((empty.exception.status, empty.exception.code), (200, "INVALID_RESPONSE"))
+        self.assertEqual(
+            [(seen.method, seen.path) for seen in server.seen],
+            [
+                ("DELETE", "/keys/key-1"),
+                ("DELETE", "/v1/webhooks/wh-1"),
+                ("POST", "/connectors/c-1/test"),
+                ("DELETE", "/connectors/c-1"),
+                ("GET", "/intent/i-1"),
+            ],
+        )
+
+
+class BaseUrls(unittest.TestCase):
+    def test_physical_calls_and_v1_paths_work_with_and_without_a_v1_base_url(self) -> None:
+        classified: Any = (200, {}, {"oiCode": "OI-1502"})
+        allowed: Any = (200, {}, {"decision": "ALLOW", "token": "a.b.c"})
+        listed: Any = (200, {}, {"intents": []})
+        for suffix in ("", "/", "/v1", "/v1/"):
+            with self.subTest(suffix), StubServer([classified, allowed, listed, listed]) as server:
+                client = AuthorityClient(server.url + suffix, "acme", "k")
+                self.assertEqual(client.classify({"verb": "pick"})["oiCode"], "OI-1502")
+                self.assertEqual(client.issue_physical_token({"intent": {}}).token, "a.b.c")
+                client.request("GET", "/v1/intents")
+                client.request("GET", "/intents")
+                prefix = "/v1" if suffix.startswith("/v1") else ""
+                self.assertEqual(
+                    [seen.path for seen in server.seen],
+                    ["/v1/physical/classify", "/v1/physical/authority-tokens", "/v1/intents", f"{prefix}/intents"],
+                )
+
+
+class Timeouts(unittest.TestCase):
+    def test_the_timeout_bounds_the_whole_attempt_against_a_trickling_peer(self) -> None:
+        body = b'{"status": "ESCALATED", "padding": "...................."}'
+        for headers in (False, True):
+            with self.subTest(headers=headers), StubServer([Trickle(200, body, 0.2, headers)]) as server:
+                client = AuthorityClient(server.url, "acme", "k", timeout=1.0, max_attempts=1)
+                started = time.monotonic()
+                with self.assertRaises(AuthorityApiError) as caught:
+                    client.get_intent("i-1")
+                elapsed = time.monotonic() - started
+                error = caught.exception
+                self.assertEqual((error.status, error.code, error.retryable), (0, "TIMEOUT", True))
+                self.assertGreaterEqual(elapsed, 0.9)
+                self.assertLess(elapsed, 2.0, "one byte every 0.2 s must not hold a 1 s call for the whole answer")
+
+    def test_a_timed_out_attempt_is_retried_and_an_answer_in_time_is_kept(self) -> None:
+        slow = Trickle(200, b'{"status": "ESCALATED", "padding": "..........."}', 0.2)
+        with StubServer([slow, (200, {}, {"status": "EXPIRED"})]) as server:
+            status = AuthorityClient(server.url, "acme", "k", timeout=1.0).get_intent("i-1")["status"]
+        self.assertEqual(status, "EXPIRED")
+        self.assertEqual(len(server.seen), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -83,6 +83,21 @@ class ReadmeExamples(unittest.TestCase):
             ],
         )
 
+    def test_the_readme_shows_the_reason_the_service_gives_for_the_agent_loop(self) -> None:
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        shown = re.search(r"`reason` is the deciding rule's id .*?\(`\"([^\"]+)\"`", readme, re.S)
+        self.assertIsNotNone(shown)
+        assert shown is not None
+        decision = service().client().submit_intent(  # what examples/agent_loop.py submits
+            actor_id="release-bot",
+            actor_type="agent",
+            target_system=unique_target(),
+            proposed_action="merge pull request #42",
+            risk_context={"baseRiskScore": 20},
+            args={"operation": "merge_pr", "pullNumber": 42},
+        )
+        self.assertEqual(decision.reason, shown.group(1))
+
     def test_the_agent_loop_and_the_executor_run_against_the_service(self) -> None:
         live = service()
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "AUTHORITY_TARGET_SYSTEM": unique_target()}

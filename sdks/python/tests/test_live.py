@@ -116,6 +116,13 @@ class LiveLoop(unittest.TestCase):
         self.assertIsNotNone(caught.exception.request_id)
         self.assertFalse(caught.exception.retryable)
 
+    def test_a_deletion_answered_204_is_none(self) -> None:
+        created = self.client.create_api_key(f"deleted-{uuid.uuid4().hex[:8]}", "agent")
+        self.assertIsNone(self.client.request("DELETE", f"/keys/{created['id']}"))
+        with self.assertRaises(AuthorityApiError) as revoked:
+            self.live.client(created["key"]).get_intent(str(uuid.uuid4()))
+        self.assertEqual(revoked.exception.status, 401)
+
     def test_the_chain_verifies(self) -> None:
         result = self.client.verify_chain()
         self.assertIs(result["valid"], True)
@@ -200,7 +207,12 @@ class LiveRetries(unittest.TestCase):
 class LivePhysical(unittest.TestCase):
     def test_classify_and_issue_on_the_physical_surface(self) -> None:
         live = service()
-        client = live.client()
+        for suffix in ("", "/v1"):  # the physical routes are under /v1 either way
+            with self.subTest(suffix):
+                client = AuthorityClient(live.url.rstrip("/") + suffix, live.tenant, live.api_key)
+                self.classify_and_issue(client)
+
+    def classify_and_issue(self, client: AuthorityClient) -> None:
         robot = f"devid:arm-{uuid.uuid4().hex[:8]}"
         client.request("POST", "/v1/physical/actors", {"actorIdentity": robot, "actorKind": "robot"})
         goal = {

@@ -11,6 +11,7 @@ import hashlib
 import json
 import subprocess
 import sys
+import time
 import unittest
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from authority_runtime import (
 )
 from authority_runtime.transparency import parse_checkpoint, parse_verifier_key
 
-from .stub_server import Seen, StubServer
+from .stub_server import Seen, StubServer, Trickle
 
 VECTORS = Path(__file__).resolve().parents[2] / "test-vectors"
 TOKENS = json.loads((VECTORS / "tokens.json").read_text(encoding="utf-8"))
@@ -201,6 +202,24 @@ class RemoteStores(unittest.TestCase):
             self.assertEqual(len(server.seen), 4)
         cold = RemoteJwks(server.url + "/jwks.json")
         self.assertEqual(verify(jwks=cold).reason, "KEY_SOURCE_UNAVAILABLE")
+
+    def test_remote_stores_give_up_on_a_trickled_answer_at_their_timeout(self) -> None:
+        consumed = Trickle(200, b'{"valid": true, "claims": {}, "padding": "........"}', 0.2)
+        keys = Trickle(200, json.dumps({"keys": TOKENS["jwks"]["keys"]}).encode(), 0.2)
+        with StubServer([consumed, keys]) as server:
+            store = RemoteNonceStore(server.url, "acme", "k", timeout=1.0)
+            started = time.monotonic()
+            with self.assertRaises(NonceStoreError) as refused:
+                store.consume_token(
+                    VALID, nonce="n", expires_at=NOW, adapter_id="github-main", target_system="acme/api"
+                )
+            self.assertLess(time.monotonic() - started, 2.0)
+            self.assertEqual(refused.exception.kind, "unavailable")
+            jwks = RemoteJwks(server.url + "/jwks.json", timeout=1.0)
+            started = time.monotonic()
+            with self.assertRaises(KeySourceError):
+                jwks.get_key("acme-1700000000-ABCDEFGH")
+            self.assertLess(time.monotonic() - started, 2.0)
 
 
 class Webhooks(unittest.TestCase):

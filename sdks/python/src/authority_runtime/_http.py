@@ -1,23 +1,27 @@
-"""The client's HTTP transport: urllib, the service's headers and the retry policy of §13.1."""
+"""The SDK's HTTP: urllib with a deadline per exchange, and the client's transport (the service's
+headers and the retry policy of §13.1)."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import random
 import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from email.message import Message
 from typing import Any
 
 from ._canonical import parse_json
 from .errors import AuthorityApiError
 from .retry import RETRYABLE_STATUSES, backoff_delay, retry_after_seconds
 
-__all__ = ["Response", "Transport", "no_redirects", "service_url"]
+__all__ = ["Response", "Transport", "exchange", "service_url"]
 
 USER_AGENT = "authority-runtime-python/0.1.0"
 
@@ -29,20 +33,153 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def no_redirects() -> urllib.request.OpenerDirector:
-    """An opener that follows no redirect."""
-    return urllib.request.build_opener(_NoRedirect())
+class _Watchdog:
+    """Shuts down the connections of one exchange when its time is up, whatever they are waiting
+    for (the TLS handshake, the headers, the next byte of a trickled body): urllib's own timeout
+    bounds each socket operation only."""
+
+    def __init__(self, seconds: float) -> None:
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._expired = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        """Watches a connected socket, through a duplicate that stays open until :meth:`stop`
+        (shutting it down ends the connection for every descriptor of it, TLS included)."""
+        duplicate = sock.dup()
+        with self._lock:
+            self._sockets.append(duplicate)
+            if self._expired:
+                self._shut(duplicate)
+
+    def stop(self) -> bool:
+        """Ends the watch; whether the time ran out first."""
+        self._timer.cancel()
+        with self._lock:
+            for duplicate in self._sockets:
+                duplicate.close()
+            self._sockets.clear()
+            return self._expired
+
+    def _expire(self) -> None:
+        with self._lock:
+            self._expired = True
+            for duplicate in self._sockets:
+                self._shut(duplicate)
+
+    @staticmethod
+    def _shut(duplicate: socket.socket) -> None:
+        try:
+            duplicate.shutdown(socket.SHUT_RDWR)
+        except OSError:  # already closed by the peer
+            pass
+
+
+class _WatchedConnection(http.client.HTTPConnection):
+    """An HTTP connection that hands its socket to the exchange's watchdog once connected."""
+
+    watchdog: _Watchdog | None = None
+
+    def connect(self) -> None:
+        super().connect()
+        if self.watchdog is not None:
+            self.watchdog.watch(self.sock)
+
+
+class _WatchedTLSConnection(http.client.HTTPSConnection, _WatchedConnection):
+    """An HTTPS connection whose TCP socket is watched before the handshake (the method order puts
+    :class:`_WatchedConnection` between ``HTTPSConnection`` and ``HTTPConnection``)."""
+
+
+class _Watched(urllib.request.AbstractHTTPHandler):
+    """Opens watched connections instead of urllib's own."""
+
+    def __init__(self, watchdog: _Watchdog) -> None:
+        super().__init__()
+        self._watchdog = watchdog
+
+    def do_open(
+        self, http_class: Any, req: urllib.request.Request, **http_conn_args: Any
+    ) -> http.client.HTTPResponse:
+        kind = _WatchedTLSConnection if issubclass(http_class, http.client.HTTPSConnection) else _WatchedConnection
+
+        def connection(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
+            opened = kind(*args, **kwargs)
+            opened.watchdog = self._watchdog
+            return opened
+
+        return super().do_open(connection, req, **http_conn_args)
+
+
+class _WatchedHTTPHandler(_Watched, urllib.request.HTTPHandler):
+    pass
+
+
+class _WatchedHTTPSHandler(_Watched, urllib.request.HTTPSHandler):
+    pass
+
+
+def _read(
+    opener: urllib.request.OpenerDirector, request: urllib.request.Request, timeout: float
+) -> tuple[int, bytes, Message]:
+    try:
+        with opener.open(request, timeout=timeout) as answer:
+            return answer.status, answer.read(), answer.headers
+    except urllib.error.HTTPError as error:
+        return error.code, error.read(), error.headers
+
+
+def exchange(
+    request: urllib.request.Request, timeout: float, *, follow_redirects: bool = False
+) -> tuple[int, bytes, Message]:
+    """Sends ``request`` and reads its whole answer, whatever its status: ``(status, body, headers)``.
+
+    ``timeout`` bounds the whole exchange, from the connection to the last byte of the body, not
+    each read: a peer that trickles its answer is cut off when the time is up, with
+    ``TimeoutError``. Any other failure to get a complete answer raises ``OSError``. Redirects are
+    answered as they are (3xx) unless ``follow_redirects``. (Resolving the host name is not
+    bounded: the standard library cannot interrupt it.)
+    """
+    watchdog = _Watchdog(timeout)
+    handlers: list[urllib.request.BaseHandler] = [_WatchedHTTPHandler(watchdog), _WatchedHTTPSHandler(watchdog)]
+    if not follow_redirects:
+        handlers.append(_NoRedirect())
+    try:
+        try:
+            answer = _read(urllib.request.build_opener(*handlers), request, timeout)
+        finally:
+            expired = watchdog.stop()
+    except (OSError, http.client.HTTPException, ValueError) as error:
+        if expired or isinstance(error, TimeoutError) or isinstance(getattr(error, "reason", None), TimeoutError):
+            raise TimeoutError(f"no complete answer within {timeout} s") from error
+        if isinstance(error, http.client.HTTPException):
+            raise ConnectionError(f"broken answer: {error!r}") from error
+        raise
+    if expired:  # a body read to the end of a connection shut down at the deadline
+        raise TimeoutError(f"no complete answer within {timeout} s")
+    return answer
 
 
 def service_url(base_url: str, path: str, query: Mapping[str, str] | None = None) -> str:
-    """``base_url`` (trailing slashes dropped; a ``/v1`` suffix is kept) joined with ``path``.
+    """``base_url`` (trailing slashes dropped; a ``/v1`` suffix is kept) joined with ``path``. A
+    path that starts with ``/v1`` does not repeat the suffix (the service strips one ``/v1``).
 
     >>> service_url("https://authority.example.com/v1/", "/intent/abc")
     'https://authority.example.com/v1/intent/abc'
+    >>> service_url("https://authority.example.com/v1/", "/v1/physical/classify")
+    'https://authority.example.com/v1/physical/classify'
+    >>> service_url("https://authority.example.com", "/v1/physical/classify")
+    'https://authority.example.com/v1/physical/classify'
     """
     if not base_url.startswith(("https://", "http://")):
         raise ValueError("base_url must be an http(s) URL")
-    url = base_url.rstrip("/") + path
+    root = base_url.rstrip("/")
+    if urllib.parse.urlsplit(root).path.endswith("/v1") and (path == "/v1" or path.startswith("/v1/")):
+        path = path.removeprefix("/v1")
+    url = root + path
     return f"{url}?{urllib.parse.urlencode(query)}" if query else url
 
 
@@ -106,7 +243,6 @@ class Transport:
         self._max_retry_after = max_retry_after
         self._sleep = sleep
         self._random = random_source
-        self._opener = no_redirects()
 
     def request(
         self,
@@ -119,10 +255,14 @@ class Transport:
         results: frozenset[int] = frozenset(),
         authenticated: bool = True,
         text: bool = False,
+        empty: bool = False,
     ) -> Response:
         """The answer of a 2xx, or of an error status listed in ``results`` whose body is not the
         error envelope (a DENIED decision, say); raises :class:`AuthorityApiError` otherwise. With
-        ``text``, a 2xx body is returned as text rather than parsed as JSON (the log key)."""
+        ``text``, a 2xx body is returned as text rather than parsed as JSON (the log key); with
+        ``empty``, a 2xx without a body (``204 No Content``) has the body ``None`` rather than
+        being ``INVALID_RESPONSE``. Each attempt, the whole answer read, takes at most ``timeout``
+        seconds (``TIMEOUT`` otherwise)."""
         url = service_url(self.base_url, path, query)
         data = None if body is None else json.dumps(body, allow_nan=False).encode("utf-8")
         headers = {"accept": "text/plain" if text else "application/json", "user-agent": USER_AGENT}
@@ -137,7 +277,7 @@ class Transport:
         while True:
             attempt += 1
             try:
-                return self._attempt(method, url, data, headers, results, text)
+                return self._attempt(method, url, data, headers, results, text, empty)
             except AuthorityApiError as error:
                 if not error.retryable or attempt >= self._max_attempts:
                     raise
@@ -155,19 +295,19 @@ class Transport:
         data: bytes | None,
         headers: dict[str, str],
         results: frozenset[int],
-        text_answer: bool = False,
+        text_answer: bool,
+        empty_answer: bool,
     ) -> Response:
         request = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with self._opener.open(request, timeout=self._timeout) as answer:
-                status, raw, answer_headers = answer.status, answer.read(), answer.headers
-        except urllib.error.HTTPError as error:
-            status, raw, answer_headers = error.code, error.read(), error.headers
-        except (socket.timeout, TimeoutError) as error:
-            raise AuthorityApiError(0, "TIMEOUT", f"no answer within {self._timeout} s", retryable=True) from error
-        except (urllib.error.URLError, OSError) as error:
+            status, raw, answer_headers = exchange(request, self._timeout)
+        except TimeoutError as error:
+            raise AuthorityApiError(
+                0, "TIMEOUT", f"no complete answer within {self._timeout} s", retryable=True
+            ) from error
+        except OSError as error:
             raise AuthorityApiError(0, "NETWORK_ERROR", f"request failed: {error}", retryable=True) from error
-        request_id = answer_headers.get("x-request-id") if answer_headers is not None else None
+        request_id = answer_headers.get("x-request-id")
         text = raw.decode("utf-8", errors="replace")
         try:
             parsed: Any = parse_json(raw) if raw else None
@@ -176,6 +316,8 @@ class Transport:
         if 200 <= status < 300:
             if text_answer:
                 return Response(status, text, request_id)
+            if raw == b"" and empty_answer:
+                return Response(status, None, request_id)
             if parsed is None:
                 raise AuthorityApiError(status, "INVALID_RESPONSE", "the answer is not JSON", request_id=request_id)
             return Response(status, parsed, request_id)
@@ -183,6 +325,6 @@ class Transport:
         if status in results and parsed is not None and not is_envelope:
             return Response(status, parsed, request_id)
         failure = _envelope_error(status, parsed, request_id, text)
-        if status == 429 and answer_headers is not None:
+        if status == 429:
             failure.retry_after = retry_after_seconds(answer_headers.get("retry-after"))
         raise failure

@@ -30,10 +30,12 @@ class AuthorityClient:
 
     Every call retries 429 (honouring ``retry-after``), 500, 502, 503, 504 and network errors with
     exponential backoff and full jitter, up to ``max_attempts`` attempts in all; 400, 401, 403, 404
-    and 409 are final. ``submit_intent`` sends one ``Idempotency-Key`` per submission (generated
-    unless given) that every retry reuses, so retries never make two decisions. Anything that is not
-    a decision raises :class:`~authority_runtime.AuthorityApiError`; ``AUTHORITY_LOOP_FAILED`` and
-    every other failure never yield a token.
+    and 409 are final. ``timeout`` bounds each attempt as a whole, from the connection to the last
+    byte of the answer (``TIMEOUT``, status 0, when it runs out), not each read. ``submit_intent``
+    sends one ``Idempotency-Key`` per submission (generated unless given) that every retry reuses,
+    so retries never make two decisions. Anything that is not a decision raises
+    :class:`~authority_runtime.AuthorityApiError`; ``AUTHORITY_LOOP_FAILED`` and every other failure
+    never yield a token.
 
     >>> client = AuthorityClient("https://authority.example.com", "acme", "service_live_...")
     """
@@ -69,8 +71,15 @@ class AuthorityClient:
         idempotency_key: str | None = None,
     ) -> Any:
         """Any other route of the API, with the same headers, retries and errors: the parsed JSON
-        answer of a 2xx. ``path`` starts with ``/`` (``/v1`` is optional, the service strips it)."""
-        return self._transport.request(method, path, body, query=query, idempotency_key=idempotency_key).body
+        answer of a 2xx, or ``None`` for a 2xx without a body (``204 No Content``: a deletion, for
+        example). ``path`` starts with ``/`` (``/v1`` is optional, the service strips it; with a
+        ``base_url`` ending in ``/v1`` it is not repeated)."""
+        answer = self._transport.request(method, path, body, query=query, idempotency_key=idempotency_key, empty=True)
+        return answer.body
+
+    def _json(self, method: str, path: str, body: Any = None) -> Any:
+        """A route whose 2xx answer is a JSON document; an answer without one is ``INVALID_RESPONSE``."""
+        return self._transport.request(method, path, body).body
 
     # Intents ---------------------------------------------------------------------------------
 
@@ -109,7 +118,7 @@ class AuthorityClient:
 
     def get_intent(self, intent_id: str) -> dict[str, Any]:
         """``GET /intent/:id``: the intent record, with its ``status``."""
-        result: dict[str, Any] = self.request("GET", f"/intent/{_path_id(intent_id)}")
+        result: dict[str, Any] = self._json("GET", f"/intent/{_path_id(intent_id)}")
         return result
 
     def wait_for_approval(self, intent_id: str, timeout: float = 300.0, poll_interval: float = 1.0) -> str:
@@ -151,12 +160,12 @@ class AuthorityClient:
         body: dict[str, Any] = {"intentId": intent_id, "decision": decision, "rationale": rationale}
         if approver is not None:
             body["approver"] = dict(approver)
-        result: dict[str, Any] = self.request("POST", "/authority/approval", body)
+        result: dict[str, Any] = self._json("POST", "/authority/approval", body)
         return result
 
     def get_receipt(self, intent_id: str) -> dict[str, Any]:
         """``GET /intent/:id/receipt``: the offline-verifiable receipt (see :func:`verify_receipt`)."""
-        result: dict[str, Any] = self.request("GET", f"/intent/{_path_id(intent_id)}/receipt")
+        result: dict[str, Any] = self._json("GET", f"/intent/{_path_id(intent_id)}/receipt")
         return result
 
     # Audit and keys --------------------------------------------------------------------------
@@ -168,7 +177,7 @@ class AuthorityClient:
             body["from"] = from_index
         if to_index is not None:
             body["to"] = to_index
-        result: dict[str, Any] = self.request("POST", "/audit/verify-chain", body)
+        result: dict[str, Any] = self._json("POST", "/audit/verify-chain", body)
         return result
 
     def jwks(self) -> dict[str, Any]:
@@ -211,14 +220,14 @@ class AuthorityClient:
             body["scopes"] = scopes
         if expires_at is not None:
             body["expiresAt"] = expires_at
-        result: dict[str, Any] = self.request("POST", "/keys", body)
+        result: dict[str, Any] = self._json("POST", "/keys", body)
         return result
 
     # Physical surface ------------------------------------------------------------------------
 
     def classify(self, goal: Mapping[str, Any]) -> dict[str, Any]:
         """``POST /v1/physical/classify``: the open-intent code of a structured goal; no token."""
-        result: dict[str, Any] = self.request("POST", "/v1/physical/classify", {"goal": dict(goal)})
+        result: dict[str, Any] = self._json("POST", "/v1/physical/classify", {"goal": dict(goal)})
         return result
 
     def issue_physical_token(self, request: Mapping[str, Any], idempotency_key: str | None = None) -> PhysicalDecision:

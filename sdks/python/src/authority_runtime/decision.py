@@ -29,8 +29,8 @@ class Decision:
 
     - ``verdict``: ``ALLOW`` (APPROVED), ``ESCALATE`` (ESCALATED: a human must approve) or ``DENY``
       (DENIED). A denial is a result, not an exception.
-    - ``reason``: the deciding rule's id and the first rationale line, e.g.
-      ``"starter/escalate-writes: rule starter/escalate-writes matched: ESCALATE"``.
+    - ``reason``: the deciding rule's id and the first rationale line (the interpretation of the
+      action), e.g. ``"starter/escalate-writes: interpreted as OI-105 (write, confidence 0.9)"``.
     - ``intent_id``, ``escalation_id`` (ESCALATE only), ``risk_score``.
     - ``token``: the Authority Decision Token, only ever from a 200 APPROVED answer.
     - ``response``: the whole response body.

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from ._canonical import canonical_json, parse_json
+from ._http import exchange
 
 __all__ = ["KeySource", "KeySourceError", "RemoteJwks", "StaticJwks", "key_algorithm", "key_source"]
 
@@ -108,7 +109,8 @@ class RemoteJwks:
     ``min_refetch_interval`` seconds (30), so a rotation is picked up without a restart; a set older
     than ``max_age`` (300, the endpoint's ``max-age``) is refreshed on the next lookup; an outage
     keeps the cached set. With no set ever loaded, lookups raise :class:`KeySourceError`. Keys that
-    are unusable or share a kid are left out. Thread-safe.
+    are unusable or share a kid are left out. ``timeout`` bounds each fetch as a whole, the answer
+    read to its end. Thread-safe.
 
     >>> jwks = RemoteJwks("https://authority.example.com/.well-known/authority/acme/jwks.json")
     """
@@ -137,8 +139,10 @@ class RemoteJwks:
 
     def _load(self) -> None:
         request = urllib.request.Request(self._url, headers={"accept": "application/json"})
-        with urllib.request.urlopen(request, timeout=self._timeout) as response:  # noqa: S310
-            body = parse_json(response.read())
+        status, raw, _ = exchange(request, self._timeout, follow_redirects=True)
+        if not 200 <= status < 300:
+            raise KeySourceError(f"the JWKS endpoint answered HTTP {status}")
+        body = parse_json(raw)
         keys = body.get("keys") if isinstance(body, dict) else None
         if not isinstance(keys, list):
             raise KeySourceError("the JWKS endpoint answered no key set")

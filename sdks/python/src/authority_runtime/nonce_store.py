@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import threading
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from ._canonical import parse_json
-from ._http import no_redirects, service_url
+from ._http import exchange, service_url
 from .errors import NonceStoreError
 
 __all__ = ["InMemoryNonceStore", "NonceStore", "RemoteNonceStore", "TokenNonceStore"]
@@ -97,8 +96,9 @@ class RemoteNonceStore:
     ``{valid: false, reason: NONCE_ALREADY_CONSUMED}`` → ``False``; ``{valid: false, reason}``
     otherwise → :class:`~authority_runtime.NonceStoreError` ``rejected`` with that reason (e.g.
     ``TENANT_KILL_SWITCH``); any other status or body, a network error or a timeout →
-    ``NonceStoreError`` ``unavailable``. It is not retried: a retry after a lost answer would see
-    the nonce consumed and refuse a good token, which is the safe side but still wrong.
+    ``NonceStoreError`` ``unavailable``. ``timeout`` bounds the whole exchange, the answer read to
+    its end. It is not retried: a retry after a lost answer would see the nonce consumed and refuse
+    a good token, which is the safe side but still wrong.
     """
 
     def __init__(self, base_url: str, tenant_id: str, api_key: str, *, timeout: float = 5.0) -> None:
@@ -126,17 +126,16 @@ class RemoteNonceStore:
             },
         )
         try:
-            with no_redirects().open(request, timeout=self._timeout) as response:
-                status, raw = response.status, response.read()
-        except urllib.error.HTTPError as error:
-            raise NonceStoreError("unavailable", f"nonce store answered HTTP {error.code}") from error
+            status, raw, _ = exchange(request, self._timeout)
         except (OSError, ValueError) as error:
             raise NonceStoreError("unavailable", f"nonce store unreachable: {error}") from error
+        if status != 200:
+            raise NonceStoreError("unavailable", f"nonce store answered HTTP {status}")
         try:
             answer = parse_json(raw)
         except ValueError as error:
             raise NonceStoreError("unavailable", f"nonce store answered HTTP {status} without JSON") from error
-        if status != 200 or not isinstance(answer, dict):
+        if not isinstance(answer, dict):
             raise NonceStoreError("unavailable", f"nonce store answered HTTP {status}")
         if answer.get("valid") is True:
             claims = answer.get("claims")
