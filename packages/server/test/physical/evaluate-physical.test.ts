@@ -633,3 +633,70 @@ describe('operator tickets in the authority loop', () => {
     assert.equal(evaluatePhysical({ ...base(), operatorTicketId: null }).decision, 'ESCALATE');
   });
 });
+
+describe('values of another kind than the condition compares (fail-closed)', () => {
+  for (const value of ['true', 'false', '', 1, 0] as const) {
+    test(`the emergency stop reported as ${JSON.stringify(value)} → DENY on deny-on-emergency-stop`, () => {
+      const state = { ...clearCell(), 'safety/emergency-stop': rated(value) };
+      const d = evaluatePhysical(input({ physicalState: state }));
+      assert.equal(d.decision, 'DENY');
+      assert.equal(d.clauseId, 'deny-on-emergency-stop');
+      assert.ok(
+        d.reasons.some((r) => r.startsWith('deny-on-emergency-stop') && r.includes('not comparable')),
+        d.reasons.join('\n'),
+      );
+    });
+  }
+
+  test('a deny clause comparing numbers fires on a string; an allow clause never fires on a mismatch', () => {
+    const tooFast: PhysicalClause = {
+      id: 'too-fast',
+      effect: 'deny',
+      when: [{ predicate: 'arm/speed-mm-s', op: 'gt', value: 250 }],
+      safeDefault: 'stop',
+    };
+    const doorShut: PhysicalClause = {
+      id: 'allow-door-not-open',
+      effect: 'allow',
+      when: [{ predicate: 'door/state', op: 'neq', value: 'open' }],
+      requireSafetyRated: true,
+      safeDefault: 'stop',
+    };
+    const deny = policyOf(tooFast, ALLOW_ALL);
+    const slow = evaluatePhysical(input({ policy: deny, physicalState: { 'arm/speed-mm-s': rated(100) } }));
+    assert.equal(slow.decision, 'ALLOW');
+    assert.equal(
+      evaluatePhysical(input({ policy: deny, physicalState: { 'arm/speed-mm-s': rated('100') } })).clauseId,
+      'too-fast',
+    );
+    const allow = policyOf(doorShut);
+    assert.equal(
+      evaluatePhysical(input({ policy: allow, physicalState: { 'door/state': rated('closed') } })).decision,
+      'ALLOW',
+    );
+    // `neq "open"` holds for `false` by value, but a boolean is not what the clause compares.
+    const mismatch = evaluatePhysical(
+      input({ policy: allow, physicalState: { 'door/state': rated(false) } }),
+    );
+    assert.equal(mismatch.decision, 'DENY');
+    assert.equal(mismatch.clauseId, 'default-deny');
+  });
+
+  test('in compares with the kinds of its listed values', () => {
+    const modes: PhysicalClause = {
+      id: 'deny-manual-modes',
+      effect: 'deny',
+      when: [{ predicate: 'cell/mode', op: 'in', value: ['manual', 'teach'] }],
+      safeDefault: 'stop',
+    };
+    const policy = policyOf(modes, ALLOW_ALL);
+    assert.equal(
+      evaluatePhysical(input({ policy, physicalState: { 'cell/mode': rated('auto') } })).decision,
+      'ALLOW',
+    );
+    assert.equal(
+      evaluatePhysical(input({ policy, physicalState: { 'cell/mode': rated(2) } })).clauseId,
+      'deny-manual-modes',
+    );
+  });
+});

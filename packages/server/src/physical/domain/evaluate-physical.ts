@@ -9,8 +9,10 @@
  * have an allow clause firing, so a caller's code can only add severity.
  *
  * Firing: deny and escalate clauses fire when every condition holds; a condition on a *failing*
- * predicate (read-predicate.ts) counts as holding: the hazard is assumed present. An allow clause
- * fires when every condition holds on trusted values; a failing predicate never satisfies it. An
+ * predicate (read-predicate.ts), or on a value of another kind than the condition compares (the
+ * string "true" or the number 1 where `eq true` expects a boolean, a string for `lt`), counts as
+ * holding: the hazard is assumed present. An allow clause fires when every condition holds on
+ * trusted values of the kind it compares; a failing or mismatched predicate never satisfies it. An
  * audit-gap clause fires when any predicate it names is stale, missing, unavailable or failing,
  * never on the values it reads (contract §9: it reports a gap in the evidence).
  * Untrustworthy input therefore always moves the outcome toward the more severe side.
@@ -124,12 +126,49 @@ function compare(
   }
 }
 
+/**
+ * Whether a value is of the kind the condition compares: a number for `lt`..`gte`, the kind of
+ * `value` for `eq` and `neq`, the kind of one of the listed values for `in`; any for `present` and
+ * `absent`.
+ */
+function comparable(
+  op: ClauseCondition['op'],
+  actual: ScalarValue,
+  expected: ClauseCondition['value'],
+): boolean {
+  switch (op) {
+    case 'present':
+    case 'absent':
+      return true;
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte':
+      return typeof actual === 'number';
+    case 'in':
+      return Array.isArray(expected) && expected.some((item) => typeof item === typeof actual);
+    case 'eq':
+    case 'neq':
+      return typeof actual === typeof expected;
+  }
+}
+
+/** A trusted value the condition cannot compare: it is read like a failing predicate (fail-closed). */
+function mismatched(condition: ClauseCondition, reading: PredicateReading): boolean {
+  return (
+    !reading.failing &&
+    reading.status === 'ok' &&
+    reading.value !== undefined &&
+    !comparable(condition.op, reading.value, condition.value)
+  );
+}
+
 function conditionHolds(
   condition: ClauseCondition,
   reading: PredicateReading,
   restrictive: boolean,
 ): boolean {
-  if (reading.failing) return restrictive;
+  if (reading.failing || mismatched(condition, reading)) return restrictive;
   if (reading.status !== 'ok' || reading.value === undefined) return condition.op === 'absent';
   return compare(condition.op, reading.value, condition.value);
 }
@@ -174,11 +213,13 @@ function clauseFires(
     conditionHolds(condition, readings[i] as PredicateReading, restrictive),
   );
   if (!holds) return { fires: false, facts: [] };
-  const facts = readings.map((reading) =>
-    reading.failing
-      ? `${reading.account}, counted as the hazard being present (fail-closed)`
-      : reading.account,
-  );
+  const facts = readings.map((reading, i) => {
+    if (reading.failing) return `${reading.account}, counted as the hazard being present (fail-closed)`;
+    const condition = conditions[i] as ClauseCondition;
+    return mismatched(condition, reading)
+      ? `${reading.account}, not comparable with ${condition.op} ${JSON.stringify(condition.value)}: counted as the hazard being present (fail-closed)`
+      : reading.account;
+  });
   return { fires: true, facts };
 }
 
