@@ -62,6 +62,12 @@ import type { Storage } from '../storage/database.js';
 import { countWebhookDeliveries, observeWebhookOutbox } from '../webhooks/webhook-metrics.js';
 import { createServices, type Services } from './services.js';
 
+/**
+ * Path parameters are ids of up to 200 characters (actor ids, §4.1), percent-encoded up to 12
+ * characters each: find-my-way's default of 100 refused longer ones before authentication (400
+ * without issues, and 404 instead of 405 for a wrong method).
+ */
+const MAX_PARAM_LENGTH = 2_400;
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** How long a closing server keeps answering 503 on open connections before it closes the idle ones. */
 export const DRAIN_MS = 1_000;
@@ -112,6 +118,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     requestIdHeader: false,
     rewriteUrl: (req) => stripVersionPrefix(req.url ?? '/'),
     trustProxy: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // While closing, requests get 503 in our envelope (the onRequest hook below), not Fastify's.
     return503OnClosing: false,
     // Errors Fastify raises before routing (a malformed URL) bypass setErrorHandler; render them here.
@@ -175,7 +182,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
 
   // The methods each path takes, so a known path called with another method answers 405 with
   // `allow` (contract §1) rather than 404. Fastify's own router is not public; this one mirrors it.
-  const methods = FindMyWay();
+  const methods = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   const knownMethods = new Set<HTTPMethod>();
 
   // Every route must say who may call it; routes added by plugins (the docs UI) are public.

@@ -133,7 +133,13 @@ export function toAppError(error: unknown): { appError: AppError; unexpected: bo
           : status === 415
             ? 'UNSUPPORTED_MEDIA_TYPE'
             : 'VALIDATION_ERROR';
-    return { appError: new AppError(code), unexpected: false };
+    if (code !== 'VALIDATION_ERROR') return { appError: new AppError(code), unexpected: false };
+    // Every VALIDATION_ERROR names what failed (contract §1).
+    const message = 'The request is malformed';
+    return {
+      appError: new AppError(code, message, { issues: [{ path: '/', message }] }),
+      unexpected: false,
+    };
   }
   return { appError: new AppError('INTERNAL_ERROR'), unexpected: true };
 }
