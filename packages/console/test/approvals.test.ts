@@ -79,6 +79,16 @@ describe('approvals in the console', () => {
     await decideWith('Approve');
     await page.getByText('The escalation is now approved (1 of 1 approvals)').waitFor();
     assert.equal(await intentStatus(escalated.intentId), 'APPROVED_AFTER_REVIEW');
+    // Decided: no warning about who must give a second approval any more.
+    assert.equal(await page.getByText('You already decided on this escalation').count(), 0);
+  });
+
+  it('opens an approvalUrl written with the /v1 prefix on the same page', async () => {
+    const escalated = await escalate('merge pull request 43');
+    await page.goto(`${server.base}/v1${new URL(escalated.approvalUrl).pathname}`);
+    await signIn(page, 'approver@demo.test');
+    await page.getByRole('heading', { name: 'Escalation: merge pull request 43' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, `/console/approvals/${escalated.escalationId}`);
   });
 
   it('lists pending escalations in the inbox and picks up new ones without a reload', async () => {

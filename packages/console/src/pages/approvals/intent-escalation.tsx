@@ -127,8 +127,12 @@ function Decisions({ item, me }: { item: EscalationDetail; me: string }) {
   );
 }
 
-/** Warnings shown before deciding; the server still decides and its refusal is shown too. */
+/**
+ * Warnings shown before deciding, while the escalation waits for a decision; the server still
+ * decides and its refusal is shown too.
+ */
 function Notices({ item, me, senior }: { item: EscalationDetail; me: string; senior: boolean }) {
+  if (item.status !== 'pending') return null;
   const notes: string[] = [];
   if (item.intent.requestedBy === me) {
     notes.push(

@@ -13,6 +13,28 @@ import { useSession } from '../../session/session-context.js';
 /** Audit (contract §14 page 3): the tenant's chain as a timeline, with filters and paging. */
 export function AuditTimeline() {
   const { can } = useSession();
+  return (
+    <Gate anyOf={['audit:read', 'audit:verify']} title="Audit">
+      <Page
+        title="Audit"
+        actions={
+          <a class="button" href="/console/audit/chain">
+            Verify the chain, checkpoints and export
+          </a>
+        }
+      >
+        {can('audit:read') ? (
+          <TimelineEntries />
+        ) : (
+          <p>Your role can verify the chain but not read its entries.</p>
+        )}
+      </Page>
+    </Gate>
+  );
+}
+
+/** The entries, loaded only for roles that may read them (a verify-only role sees no request fail). */
+function TimelineEntries() {
   const [actorId, setActorId] = useState('');
   const [targetSystem, setTargetSystem] = useState('');
   const [eventType, setEventType] = useState('');
@@ -36,69 +58,49 @@ export function AuditTimeline() {
     `${filters}|${pager.cursor ?? ''}`,
   );
   return (
-    <Gate anyOf={['audit:read', 'audit:verify']} title="Audit">
-      <Page
-        title="Audit"
-        actions={
-          <a class="button" href="/console/audit/chain">
-            Verify the chain, checkpoints and export
-          </a>
-        }
-      >
-        {can('audit:read') ? (
-          <>
-            <div class="filters">
-              <TextField label="Actor id" value={actorId} onValue={setActorId} />
-              <TextField label="Target system" value={targetSystem} onValue={setTargetSystem} />
-              <TextField
-                label="Event type"
-                value={eventType}
-                onValue={setEventType}
-                hint="e.g. intent.decided"
-              />
-              <TextField label="From" type="datetime-local" value={from} onValue={setFrom} />
-              <TextField label="To" type="datetime-local" value={to} onValue={setTo} />
-            </div>
-            <Problem error={error} />
-            {data ? (
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Index</th>
-                      <th scope="col">Event</th>
-                      <th scope="col">Summary</th>
-                      <th scope="col">Actor</th>
-                      <th scope="col">When</th>
-                      <th scope="col">Entry hash</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.events.map((event) => (
-                      <tr key={event.index}>
-                        <td>
-                          <a href={`/console/audit/entries/${event.index}`}>#{event.index}</a>
-                        </td>
-                        <td>{event.eventType}</td>
-                        <td>{event.summary}</td>
-                        <td>{event.actorId}</td>
-                        <td>{formatTime(event.createdAt)}</td>
-                        <td>
-                          <code class="hash">{event.entryHash.slice(0, 16)}…</code>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-                {data.events.length === 0 ? <p class="muted">No entries match.</p> : null}
-              </div>
-            ) : null}
-            <PagerButtons pager={pager} nextCursor={data?.nextCursor} />
-          </>
-        ) : (
-          <p>Your role can verify the chain but not read its entries.</p>
-        )}
-      </Page>
-    </Gate>
+    <>
+      <div class="filters">
+        <TextField label="Actor id" value={actorId} onValue={setActorId} />
+        <TextField label="Target system" value={targetSystem} onValue={setTargetSystem} />
+        <TextField label="Event type" value={eventType} onValue={setEventType} hint="e.g. intent.decided" />
+        <TextField label="From" type="datetime-local" value={from} onValue={setFrom} />
+        <TextField label="To" type="datetime-local" value={to} onValue={setTo} />
+      </div>
+      <Problem error={error} />
+      {data ? (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Index</th>
+                <th scope="col">Event</th>
+                <th scope="col">Summary</th>
+                <th scope="col">Actor</th>
+                <th scope="col">When</th>
+                <th scope="col">Entry hash</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.events.map((event) => (
+                <tr key={event.index}>
+                  <td>
+                    <a href={`/console/audit/entries/${event.index}`}>#{event.index}</a>
+                  </td>
+                  <td>{event.eventType}</td>
+                  <td>{event.summary}</td>
+                  <td>{event.actorId}</td>
+                  <td>{formatTime(event.createdAt)}</td>
+                  <td>
+                    <code class="hash">{event.entryHash.slice(0, 16)}…</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {data.events.length === 0 ? <p class="muted">No entries match.</p> : null}
+        </div>
+      ) : null}
+      <PagerButtons pager={pager} nextCursor={data?.nextCursor} />
+    </>
   );
 }

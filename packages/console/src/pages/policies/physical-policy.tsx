@@ -72,38 +72,44 @@ function Upload({ initial, onSaved }: { initial: string; onSaved: () => Promise<
 
 /** The physical clause policy (contract §9, §14): the active version and uploads with their validation. */
 export function PhysicalPolicy() {
-  const { can } = useSession();
-  const active = useApi(() => api<ActivePhysicalPolicy>('GET', '/v1/physical/policy'), 'physical-policy');
-  const current = active.data;
   return (
     <Gate anyOf={['authority:policy:read', 'physical:policy:read']} title="Policies">
       <Page title="Physical clause policy">
         <PolicyTabs />
         <Gate anyOf={['physical:policy:read']} title="the physical clause policy" inline>
-          <Problem error={active.error} />
-          {current ? (
-            <Section
-              title={
-                current.version === 0 ? 'Active: the default policy (v0)' : `Active: v${current.version}`
-              }
-            >
-              <p>
-                {current.active.clauses.length} clauses; activated {formatTime(current.activatedAt)}. The
-                service keeps no list of earlier uploads: to roll back, upload the earlier document again and
-                activate it.
-              </p>
-              <Json value={current.active} label="Active physical policy" />
-            </Section>
-          ) : null}
-          {current && can('physical:policy:write') ? (
-            <Upload
-              key={current.version}
-              initial={JSON.stringify(current.active, null, 2)}
-              onSaved={() => active.reload()}
-            />
-          ) : null}
+          <ActivePolicy />
         </Gate>
       </Page>
     </Gate>
+  );
+}
+
+/** Loaded only for roles that may read the physical policy (no request fails behind the refusal). */
+function ActivePolicy() {
+  const { can } = useSession();
+  const active = useApi(() => api<ActivePhysicalPolicy>('GET', '/v1/physical/policy'), 'physical-policy');
+  const current = active.data;
+  return (
+    <>
+      <Problem error={active.error} />
+      {current ? (
+        <Section
+          title={current.version === 0 ? 'Active: the default policy (v0)' : `Active: v${current.version}`}
+        >
+          <p>
+            {current.active.clauses.length} clauses; activated {formatTime(current.activatedAt)}. The service
+            keeps no list of earlier uploads: to roll back, upload the earlier document again and activate it.
+          </p>
+          <Json value={current.active} label="Active physical policy" />
+        </Section>
+      ) : null}
+      {current && can('physical:policy:write') ? (
+        <Upload
+          key={current.version}
+          initial={JSON.stringify(current.active, null, 2)}
+          onSaved={() => active.reload()}
+        />
+      ) : null}
+    </>
   );
 }
