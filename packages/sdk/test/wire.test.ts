@@ -48,7 +48,7 @@ describe('the wire contract', () => {
     assert.equal(WIRE_ROUTE_LIST.length, Object.keys(WIRE_ROUTES).length);
   });
 
-  it('gives every route a success answer and the tenant header to every tenant route', () => {
+  it('gives every route a success answer and the tenant header to every tenant and console-session route', () => {
     for (const route of WIRE_ROUTE_LIST) {
       const statuses = Object.keys(route.schema.response).map(Number);
       assert.ok(
@@ -56,7 +56,11 @@ describe('the wire contract', () => {
         `${route.operationId} has no 2xx answer`,
       );
       const headers = headerNames(route.schema.headers);
-      assert.equal(headers.includes(TENANT_HEADER), route.security === 'tenant', route.operationId);
+      assert.equal(
+        headers.includes(TENANT_HEADER),
+        route.security === 'tenant' || route.security === 'portal',
+        route.operationId,
+      );
       assert.equal(headers.includes(IDEMPOTENCY_KEY_HEADER), route.idempotent, route.operationId);
       if (route.security === 'tenant') {
         for (const status of [400, 401, 403, 404, 429, 500, 503]) {
