@@ -20,6 +20,7 @@ import type { Clock } from '../foundation/clock.js';
 import { VERSION } from '../foundation/version.js';
 import { PUBLIC } from '../http/access.js';
 import { type AccessControl, checkAccess, checkTenantReferences } from '../http/authentication.js';
+import { clientErrorHandler } from '../http/client-error.js';
 import { isCorsPreflightRoute, registerCors } from '../http/cors.js';
 import { sendError, toAppError } from '../http/error-envelope.js';
 import { createHttpMetrics, observePool } from '../http/metrics.js';
@@ -121,6 +122,8 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // While closing, requests get 503 in our envelope (the onRequest hook below), not Fastify's.
     return503OnClosing: false,
+    // What Node's HTTP parser refuses is answered in the envelope too, with a request id.
+    clientErrorHandler,
     // Errors Fastify raises before routing (a malformed URL) bypass setErrorHandler; render them here.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
