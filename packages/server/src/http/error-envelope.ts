@@ -8,13 +8,23 @@ export function isPhysicalSurface(url: string): boolean {
   return /^\/physical(?=[/?#]|$)/.test(url);
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
-  const code = isPhysicalSurface(request.url) ? ERROR_CODES[error.code].physical : error.code;
-  const body: { error: { code: string; message: string; details?: ErrorDetails; requestId: string } } = {
-    error: { code, message: error.message, requestId: request.id },
-  };
+export interface ErrorBody {
+  error: { code: string; message: string; details?: ErrorDetails; requestId: string };
+}
+
+/** The envelope of an error (contract §1), with the surface's code. */
+export function errorBody(error: AppError, requestId: string, physical = false): ErrorBody {
+  const code = physical ? ERROR_CODES[error.code].physical : error.code;
+  const body: ErrorBody = { error: { code, message: error.message, requestId } };
   if (error.details !== undefined) body.error.details = error.details;
-  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+  return body;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(error, request.id, isPhysicalSurface(request.url)));
 }
 
 interface FastifyLikeError {

@@ -355,6 +355,32 @@ for (const engine of ENGINES) {
       );
     });
 
+    it('stores a refused request (400) under its Idempotency-Key like a decision: replayed, never decided later', async () => {
+      const refusals: Array<[string, Record<string, unknown>, string]> = [
+        ['refused-invalid-intent', intentPayload('!!!'), 'INVALID_INTENT'],
+        ['refused-schema', { ...intentPayload('list open pull requests'), extra: true }, 'VALIDATION_ERROR'],
+        ['refused-shape', { action: 'list', agentId: 'a1' }, 'VALIDATION_ERROR'],
+      ];
+      for (const [key, body, code] of refusals) {
+        const headers = { ...agent, 'idempotency-key': key };
+        const first = await submit(body, headers);
+        assert.equal(first.statusCode, 400, first.body);
+        assert.equal(first.json().error.code, code);
+        const again = await submit(body, headers);
+        assert.equal(again.statusCode, 400);
+        assert.deepEqual(again.json(), first.json(), 'the stored answer, request id included');
+        // The key is spent on the refused body: a valid body under it is another request.
+        const valid = await submit(intentPayload('list open pull requests'), headers);
+        assert.equal(valid.statusCode, 409, valid.body);
+        assert.equal(valid.json().error.code, 'CONFLICT');
+      }
+      // Without a key nothing is stored: the same refusal again, with a request id of its own.
+      const first = await submit(intentPayload('!!!'));
+      const again = await submit(intentPayload('!!!'));
+      assert.equal(again.json().error.code, 'INVALID_INTENT');
+      assert.notEqual(again.json().error.requestId, first.json().error.requestId);
+    });
+
     it('reads intents back by id and lists them newest first with filters; other tenants get 404', async () => {
       const created = (await submit(intentPayload('merge pull request 9'))).json();
       const read = await t.app.inject({

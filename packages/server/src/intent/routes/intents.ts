@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError, validationError } from '../../errors/app-error.js';
 import { decodeIdCursor, encodeIdCursor } from '../../foundation/cursor.js';
 import { needs } from '../../http/access.js';
+import { errorBody, toAppError } from '../../http/error-envelope.js';
 import type { HttpMetrics } from '../../http/metrics.js';
 import { principalOf } from '../../http/principal.js';
 import { wireSchema } from '../../http/wire-schema.js';
@@ -10,10 +11,31 @@ import { checkIdempotencyKey } from '../../request-checks/idempotency-key.js';
 import {
   ALTERNATIVE_SHAPE_MESSAGE,
   checkIntentRequest,
+  type IntentRequest,
   isAlternativeShape,
 } from '../domain/intent-request.js';
+import { isInterpretable } from '../domain/interpret.js';
 import type { DecisionLoop } from '../use-cases/decision-loop.js';
 import type { IntentReads } from '../use-cases/intent-reads.js';
+
+/**
+ * Why a `POST /intent` body is refused before any decision, in the order the caller should hear
+ * it: the API overview's other request shape (a message naming the expected fields), the schema,
+ * the checks beyond it, then a `proposedAction` with nothing to interpret (400 INVALID_INTENT).
+ */
+function refusalOf(body: unknown, schemaError: Error | undefined): AppError | undefined {
+  if (isAlternativeShape(body)) {
+    return validationError([{ path: '/', message: ALTERNATIVE_SHAPE_MESSAGE }], ALTERNATIVE_SHAPE_MESSAGE);
+  }
+  if (schemaError !== undefined) return toAppError(schemaError).appError;
+  const request = body as IntentRequest;
+  const issues = checkIntentRequest(request);
+  if (issues.length > 0) return validationError(issues);
+  if (!isInterpretable(request.proposedAction)) {
+    return new AppError('INVALID_INTENT', 'proposedAction must contain a letter or a digit');
+  }
+  return undefined;
+}
 
 export const intentRoutes: FastifyPluginAsyncTypebox<{
   decisionLoop: DecisionLoop;
@@ -25,26 +47,28 @@ export const intentRoutes: FastifyPluginAsyncTypebox<{
     {
       config: needs('intent:create'),
       schema: wireSchema(WIRE_ROUTES.submitIntent),
-      // The API overview's other request shape gets a message naming the expected fields.
-      preValidation: async (request) => {
-        if (isAlternativeShape(request.body)) {
-          throw validationError(
-            [{ path: '/', message: ALTERNATIVE_SHAPE_MESSAGE }],
-            ALTERNATIVE_SHAPE_MESSAGE,
-          );
-        }
-      },
+      // A body that fails validation is a final outcome under an Idempotency-Key (contract §4.6,
+      // §9): the handler answers it, and stores it when a key came with it.
+      attachValidation: true,
     },
     async (request, reply) => {
       const principal = principalOf(request);
       const keyIssues = checkIdempotencyKey(request.headers['idempotency-key']);
       if (keyIssues.length > 0) throw validationError(keyIssues);
-      const issues = checkIntentRequest(request.body);
-      if (issues.length > 0) throw validationError(issues);
-      const key = request.headers['idempotency-key'];
+      const header = request.headers['idempotency-key'];
+      const key = typeof header === 'string' ? header : undefined;
+      const refusal = refusalOf(request.body, request.validationError);
+      if (refusal !== undefined) {
+        if (key === undefined) throw refusal;
+        const answer = await decisionLoop.recordRefusal(principal, request.body, key, {
+          statusCode: refusal.status,
+          body: errorBody(refusal, request.id),
+        });
+        return reply.code(answer.statusCode).type('application/json; charset=utf-8').send(answer.body);
+      }
       const result = await decisionLoop.submit(principal, request.body, {
         explain: request.query.explain === true,
-        idempotencyKey: typeof key === 'string' ? key : undefined,
+        idempotencyKey: key,
       });
       metrics.decisions.inc({ decision: String(result.body.authorityDecision.decision) });
       return reply.code(result.statusCode).send(result.body);

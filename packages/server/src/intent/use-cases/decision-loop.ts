@@ -4,7 +4,7 @@ import type { ConnectorService } from '../../connectors/connector-service.js';
 import { AppError } from '../../errors/app-error.js';
 import { failClosed, loopFailed } from '../../errors/fail-closed.js';
 import type { Clock } from '../../foundation/clock.js';
-import type { Idempotency } from '../../idempotency/idempotency.js';
+import type { Idempotency, StoredResponse } from '../../idempotency/idempotency.js';
 import { requestHash } from '../../idempotency/idempotency.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
@@ -293,6 +293,42 @@ export function createDecisionLoop(deps: {
   }
 
   return {
+    /**
+     * A request refused before any decision (400: its body failed validation, or INVALID_INTENT)
+     * under an `Idempotency-Key`: a final outcome, stored like a decision (contract §4.6 and §9),
+     * so the same key and body replay it and another body under the key is 409. A body with no
+     * canonical form cannot be compared later: its refusal is answered without being stored.
+     */
+    async recordRefusal(
+      principal: Principal,
+      body: unknown,
+      idempotencyKey: string,
+      refusal: StoredResponse,
+    ): Promise<StoredResponse> {
+      let hash: string;
+      try {
+        hash = requestHash(body);
+      } catch {
+        return refusal;
+      }
+      const { tenantId } = principal;
+      const claim = await deps.idempotency.claim(tenantId, INTENT_IDEMPOTENCY_SCOPE, idempotencyKey, hash);
+      if (claim.kind === 'replay') return { statusCode: claim.statusCode, body: claim.body };
+      try {
+        await deps.idempotency.complete(
+          storage.db,
+          tenantId,
+          INTENT_IDEMPOTENCY_SCOPE,
+          idempotencyKey,
+          refusal,
+        );
+      } catch (error) {
+        await deps.idempotency.release(tenantId, INTENT_IDEMPOTENCY_SCOPE, idempotencyKey).catch(() => {});
+        throw failClosed(error);
+      }
+      return refusal;
+    },
+
     /** Observes every commit of decisions (intents, audit entries, outbox): batch size and duration. */
     onCommit(listener: (batchSize: number, seconds: number) => void): void {
       commitListeners.push(listener);
