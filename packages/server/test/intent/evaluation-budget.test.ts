@@ -44,7 +44,7 @@ for (const engine of ENGINES) {
       assert.equal(error.code, 'VALIDATION_ERROR');
       assert.deepEqual(
         error.details.issues.map((i: { path: string }) => i.path),
-        ['/rules[0]/conditions/all[0]/value'],
+        ['/rules/0/conditions/all/0/value'],
       );
       assert.match(
         error.details.issues[0].message,

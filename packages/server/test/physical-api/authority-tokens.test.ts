@@ -522,12 +522,12 @@ for (const engine of ENGINES) {
         assert.deepEqual(
           res.json().error.details.issues.map((issue: { path: string }) => issue.path),
           [
-            'dagNode.deadlineMs',
-            'claims.deadlineMs',
-            'claims.safeDefault',
-            'intent.structuredGoal.actor.kind',
-            'dagNode.streamingWindowMs',
-            'claims.safetyCitations[0]',
+            '/dagNode/deadlineMs',
+            '/claims/deadlineMs',
+            '/claims/safeDefault',
+            '/intent/structuredGoal/actor/kind',
+            '/dagNode/streamingWindowMs',
+            '/claims/safetyCitations/0',
           ],
         );
         const ignore = await issue(
@@ -536,7 +536,7 @@ for (const engine of ENGINES) {
           tokenBody({ goal: moveGoal(), safeDefault: 'ignore', physicalState: clearState(now()) }),
         );
         assert.equal(ignore.statusCode, 400, ignore.body);
-        assert.equal(ignore.json().error.details.issues[0].path, 'dagNode.safeDefault');
+        assert.equal(ignore.json().error.details.issues[0].path, '/dagNode/safeDefault');
         // The roster entry is the one claims.actorIdentity names (the drone): both actor rules break.
         const other = tokenBody({ physicalState: clearState(now()) });
         (other.claims as Record<string, unknown>).actorIdentity = DRONE;
@@ -544,7 +544,7 @@ for (const engine of ENGINES) {
         assert.equal(mismatch.statusCode, 400, mismatch.body);
         assert.deepEqual(
           mismatch.json().error.details.issues.map((issue: { path: string }) => issue.path),
-          ['intent.structuredGoal.actor.identifier', 'intent.structuredGoal.actor.kind'],
+          ['/intent/structuredGoal/actor/identifier', '/intent/structuredGoal/actor/kind'],
         );
         const predicate = await issue(
           t,

@@ -124,17 +124,17 @@ for (const engine of ENGINES) {
       const owner = await tenant('invalid');
       const cases: Array<[unknown, string]> = [
         [{}, '/policy'],
-        [{ policy: null }, 'policy'],
-        [{ policy: { clauses: [{ id: 'x', effect: 'allow' }] } }, 'policy.clauses[0].safeDefault'],
+        [{ policy: null }, '/policy'],
+        [{ policy: { clauses: [{ id: 'x', effect: 'allow' }] } }, '/policy/clauses/0/safeDefault'],
         [
           { policy: { clauses: [{ id: 'quiet', effect: 'allow', safeDefault: 'ignore' }] } },
-          'policy.clauses[0].safeDefault',
+          '/policy/clauses/0/safeDefault',
         ],
         [
           { policy: { clauses: [{ id: 'kill-switch', effect: 'allow', safeDefault: 'stop' }] } },
-          'policy.clauses[0].id',
+          '/policy/clauses/0/id',
         ],
-        [{ policy: { clauses: [], colour: 'red' } }, 'policy.colour'],
+        [{ policy: { clauses: [], colour: 'red' } }, '/policy/colour'],
         [{ policy: allowAll, activate: 'yes' }, '/activate'],
         [{ policy: allowAll, extra: true }, '/'],
       ];

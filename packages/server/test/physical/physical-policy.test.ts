@@ -313,12 +313,12 @@ describe('compilePhysicalPolicy', () => {
       const issues = (error.details?.issues ?? []) as Array<{ path: string }>;
       assert.deepEqual(
         issues.map((i) => i.path),
-        ['policy.clauses[0].safeDefault'],
+        ['/policy/clauses/0/safeDefault'],
       );
     }
     assert.throws(
       () => compilePhysicalPolicy(null, { pathPrefix: '' }),
-      (error: unknown) => error instanceof AppError && JSON.stringify(error.details).includes('"path":""'),
+      (error: unknown) => error instanceof AppError && JSON.stringify(error.details).includes('"path":"/"'),
     );
   });
 

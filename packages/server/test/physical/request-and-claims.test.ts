@@ -35,11 +35,11 @@ describe('request consistency (contract §9)', () => {
 
   const base = tokenRequest();
   const cases: Array<[string, PhysicalTokenRequest, string[]]> = [
-    ['deadlines differ', { ...base, claims: { ...base.claims, deadlineMs: 1_501 } }, ['claims.deadlineMs']],
+    ['deadlines differ', { ...base, claims: { ...base.claims, deadlineMs: 1_501 } }, ['/claims/deadlineMs']],
     [
       'deadline 0',
       { ...base, dagNode: { ...base.dagNode, deadlineMs: 0 }, claims: { ...base.claims, deadlineMs: 0 } },
-      ['dagNode.deadlineMs', 'claims.deadlineMs'],
+      ['/dagNode/deadlineMs', '/claims/deadlineMs'],
     ],
     [
       'deadline above 300000',
@@ -48,52 +48,52 @@ describe('request consistency (contract §9)', () => {
         dagNode: { ...base.dagNode, deadlineMs: 300_001 },
         claims: { ...base.claims, deadlineMs: 300_001 },
       },
-      ['dagNode.deadlineMs', 'claims.deadlineMs'],
+      ['/dagNode/deadlineMs', '/claims/deadlineMs'],
     ],
     [
       'deadline fractional',
       { ...base, dagNode: { ...base.dagNode, deadlineMs: 1.5 }, claims: { ...base.claims, deadlineMs: 1.5 } },
-      ['dagNode.deadlineMs', 'claims.deadlineMs'],
+      ['/dagNode/deadlineMs', '/claims/deadlineMs'],
     ],
     [
       'safe defaults differ',
       { ...base, claims: { ...base.claims, safeDefault: 'stop' } },
-      ['claims.safeDefault'],
+      ['/claims/safeDefault'],
     ],
     [
       'claims safe default outside the enum',
       { ...base, claims: { ...base.claims, safeDefault: 'halt' } },
-      ['claims.safeDefault'],
+      ['/claims/safeDefault'],
     ],
     [
       'goal actor is not claims.actorIdentity',
       { ...base, claims: { ...base.claims, actorIdentity: 'devid:arm-8' } },
-      ['intent.structuredGoal.actor.identifier'],
+      ['/intent/structuredGoal/actor/identifier'],
     ],
     [
       'goal actor kind differs from the roster',
       { ...base, intent: { structuredGoal: goal({}, 'cobot') } },
-      ['intent.structuredGoal.actor.kind'],
+      ['/intent/structuredGoal/actor/kind'],
     ],
     [
       'streaming without a window',
       { ...base, dagNode: { ...base.dagNode, streaming: true } },
-      ['dagNode.streamingWindowMs'],
+      ['/dagNode/streamingWindowMs'],
     ],
     [
       'streaming window longer than the deadline',
       { ...base, dagNode: { ...base.dagNode, streaming: true, streamingWindowMs: 1_501 } },
-      ['dagNode.streamingWindowMs'],
+      ['/dagNode/streamingWindowMs'],
     ],
     [
       'streaming window 0',
       { ...base, dagNode: { ...base.dagNode, streaming: true, streamingWindowMs: 0 } },
-      ['dagNode.streamingWindowMs'],
+      ['/dagNode/streamingWindowMs'],
     ],
     [
       'citation not OI-29NN',
       { ...base, claims: { ...base.claims, safetyCitations: ['OI-2901', 'OI-1502'] } },
-      ['claims.safetyCitations[1]'],
+      ['/claims/safetyCitations/1'],
     ],
   ];
   for (const [name, request, expected] of cases) {
@@ -112,9 +112,9 @@ describe('request consistency (contract §9)', () => {
       claims: { ...base.claims, safeDefault: 'ignore' },
     };
     assert.deepEqual(paths(ignore, PLAIN), [], 'ignore is fine for a non-safety action');
-    assert.deepEqual(paths(ignore, SAFETY), ['dagNode.safeDefault']);
+    assert.deepEqual(paths(ignore, SAFETY), ['/dagNode/safeDefault']);
     assert.deepEqual(paths({ ...ignore, claims: { ...ignore.claims, safetyBit: true } }, PLAIN), [
-      'dagNode.safeDefault',
+      '/dagNode/safeDefault',
     ]);
     assert.equal(effectiveSafetyBit(base, PLAIN), false, 'an omitted claims.safetyBit counts as false');
     assert.equal(effectiveSafetyBit({ ...base, claims: { ...base.claims, safetyBit: false } }, SAFETY), true);
@@ -131,7 +131,7 @@ describe('request consistency (contract §9)', () => {
       assert.equal(error.status, 400);
       assert.deepEqual(
         ((error.details?.issues ?? []) as Array<{ path: string }>).map((i) => i.path),
-        ['claims.deadlineMs', 'intent.structuredGoal.actor.identifier'],
+        ['/claims/deadlineMs', '/intent/structuredGoal/actor/identifier'],
       );
     }
   });

@@ -6,6 +6,7 @@
  */
 
 import type { ValidationIssue } from '../../errors/app-error.js';
+import { pointerOf } from '../../foundation/json-pointer.js';
 import { compileGlobSet, type GlobSet } from '../../policy/glob.js';
 import { isPlainObject } from '../../policy/path.js';
 import { MAX_BINDING_ENTRIES, MAX_BINDING_ENTRY_LENGTH } from '../../policy/policy-limits.js';
@@ -76,7 +77,7 @@ export function validateBudgets(
   const issues: ValidationIssue[] = [];
   const issue = (field: string, message: string): void => {
     issues.push({
-      path: `/${field.replace(/\[(\d+)\]/g, '.$1').replaceAll('.', '/')}`,
+      path: pointerOf(field),
       message: `${field}: ${message}`,
     });
   };

@@ -4,6 +4,7 @@ import { chainRepository } from '../../chain/chain-repository.js';
 import { AppError, validationError } from '../../errors/app-error.js';
 import { isUniqueViolation } from '../../errors/database-errors.js';
 import type { Clock } from '../../foundation/clock.js';
+import { pointerOf } from '../../foundation/json-pointer.js';
 import type { Principal } from '../../identity/principal.js';
 import { type CompiledPolicy, compilePolicy } from '../../policy/compile-policy.js';
 import {
@@ -226,9 +227,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
   ): Promise<{ rules: Rule[]; packs: string[] }> {
     const checked = validatePolicy({ rules: body.rules });
     if (!checked.ok)
-      throw validationError(
-        checked.issues.map((i) => ({ path: `/${i.path.replace(/\./g, '/')}`, message: i.message })),
-      );
+      throw validationError(checked.issues.map((i) => ({ path: pointerOf(i.path), message: i.message })));
     const current = await activeRules(tenantId);
     if (body.replacePacks) return { rules: checked.rules, packs: [] };
     const keptPackRules = current.rules.filter((r) => packIdOfRule(r.id) !== undefined);

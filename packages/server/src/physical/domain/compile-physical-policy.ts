@@ -3,6 +3,7 @@
  * errors/app-error.ts on a bad document) and the globs and defaults evaluation needs, computed once.
  */
 import { type ValidationIssue, validationError } from '../../errors/app-error.js';
+import { pointerOf } from '../../foundation/json-pointer.js';
 import { compileGlobSet, type GlobSet } from '../../policy/glob.js';
 import { DEFAULT_PHYSICAL_POLICY } from './default-physical-policy.js';
 import { type PhysicalClause, type PhysicalPolicyDocument, requiresSafetyRated } from './physical-clause.js';
@@ -29,9 +30,10 @@ export interface CompilePhysicalPolicyOptions {
   pathPrefix?: string;
 }
 
+/** The issue's path under `prefix` (the document's place in the request), as a JSON Pointer. */
 function prefixed(issue: ValidationIssue, prefix: string): ValidationIssue {
-  if (prefix === '') return issue;
-  return { path: issue.path === '' ? prefix : `${prefix}.${issue.path}`, message: issue.message };
+  const dotted = prefix === '' ? issue.path : issue.path === '' ? prefix : `${prefix}.${issue.path}`;
+  return { path: pointerOf(dotted), message: issue.message };
 }
 
 /** Compiles an already validated document. */

@@ -73,37 +73,40 @@ export function requestConsistencyIssues(
 
   if (!inDeadlineRange(dagNode.deadlineMs)) {
     issues.push({
-      path: 'dagNode.deadlineMs',
+      path: '/dagNode/deadlineMs',
       message: `dagNode.deadlineMs must be an integer from ${MIN_DEADLINE_MS} to ${MAX_DEADLINE_MS}`,
     });
   }
   if (!inDeadlineRange(claims.deadlineMs)) {
     issues.push({
-      path: 'claims.deadlineMs',
+      path: '/claims/deadlineMs',
       message: `claims.deadlineMs must be an integer from ${MIN_DEADLINE_MS} to ${MAX_DEADLINE_MS}`,
     });
   } else if (claims.deadlineMs !== dagNode.deadlineMs) {
-    issues.push({ path: 'claims.deadlineMs', message: 'claims.deadlineMs must equal dagNode.deadlineMs' });
+    issues.push({ path: '/claims/deadlineMs', message: 'claims.deadlineMs must equal dagNode.deadlineMs' });
   }
 
   if (!SAFE_DEFAULT_SET.has(claims.safeDefault)) {
     issues.push({
-      path: 'claims.safeDefault',
+      path: '/claims/safeDefault',
       message: `claims.safeDefault must be one of ${SAFE_DEFAULTS.join(', ')}`,
     });
   } else if (claims.safeDefault !== dagNode.safeDefault) {
-    issues.push({ path: 'claims.safeDefault', message: 'claims.safeDefault must equal dagNode.safeDefault' });
+    issues.push({
+      path: '/claims/safeDefault',
+      message: 'claims.safeDefault must equal dagNode.safeDefault',
+    });
   }
 
   if (goal.actor.identifier !== claims.actorIdentity) {
     issues.push({
-      path: 'intent.structuredGoal.actor.identifier',
+      path: '/intent/structuredGoal/actor/identifier',
       message: 'intent.structuredGoal.actor.identifier must equal claims.actorIdentity',
     });
   }
   if (goal.actor.kind !== context.rosterActorKind) {
     issues.push({
-      path: 'intent.structuredGoal.actor.kind',
+      path: '/intent/structuredGoal/actor/kind',
       message: `intent.structuredGoal.actor.kind must be the registered actorKind of the actor (${context.rosterActorKind})`,
     });
   }
@@ -111,7 +114,7 @@ export function requestConsistencyIssues(
   const window = dagNode.streamingWindowMs;
   if (dagNode.streaming === true && window === undefined) {
     issues.push({
-      path: 'dagNode.streamingWindowMs',
+      path: '/dagNode/streamingWindowMs',
       message: 'dagNode.streamingWindowMs is required when dagNode.streaming is true',
     });
   } else if (
@@ -119,7 +122,7 @@ export function requestConsistencyIssues(
     (!Number.isSafeInteger(window) || window < 1 || window > dagNode.deadlineMs)
   ) {
     issues.push({
-      path: 'dagNode.streamingWindowMs',
+      path: '/dagNode/streamingWindowMs',
       message: 'dagNode.streamingWindowMs must be an integer from 1 to dagNode.deadlineMs',
     });
   }
@@ -127,7 +130,7 @@ export function requestConsistencyIssues(
   (claims.safetyCitations ?? []).forEach((citation, i) => {
     if (!SAFETY_CITATION_PATTERN.test(citation)) {
       issues.push({
-        path: `claims.safetyCitations[${i}]`,
+        path: `/claims/safetyCitations/${i}`,
         message: 'each safety citation must match OI-29NN',
       });
     }
@@ -135,7 +138,7 @@ export function requestConsistencyIssues(
 
   if (dagNode.safeDefault === 'ignore' && effectiveSafetyBit(request, context.classification)) {
     issues.push({
-      path: 'dagNode.safeDefault',
+      path: '/dagNode/safeDefault',
       message: 'safeDefault "ignore" is refused for a safety-relevant action (safetyBit is true)',
     });
   }

@@ -8,7 +8,7 @@ import type { PhysicalPolicyStore } from '../use-cases/physical-policy-store.js'
 
 /**
  * The upload's body as the route reads it: `policy` is checked by the domain validator
- * (`validate-physical-policy.ts`), whose 400 names the clause path (`policy.clauses[0].safeDefault`);
+ * (`validate-physical-policy.ts`), whose 400 names the clause path (`/policy/clauses/0/safeDefault`);
  * the wire's full document schema would answer first with a JSON Schema path instead.
  */
 const UploadBody = Type.Object(

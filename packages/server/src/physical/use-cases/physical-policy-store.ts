@@ -3,7 +3,7 @@
  * (1, 2, …), at most one active, and the default policy (version 0) until an upload is activated.
  *
  * - An upload is validated and compiled by the domain (`compilePhysicalPolicy`): a bad document is
- *   400 `validation_error` whose issues name the clause path (`policy.clauses[3].safeDefault`).
+ *   400 `validation_error` whose issues name the clause path (`/policy/clauses/3/safeDefault`).
  *   The stored document is the validated one: known fields only.
  * - `activate` (default false) makes the new version the active one; the previously active
  *   version becomes inactive in the same transaction. Uploads of one tenant are serialized (the
