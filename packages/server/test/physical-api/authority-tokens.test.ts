@@ -677,14 +677,20 @@ for (const engine of ENGINES) {
         );
       });
 
-      it('records physical.classified under the credential; refuses bad goals and other roles', async () => {
+      it('records physical.classified under the goal’s actor, naming the credential; refuses bad goals and other roles', async () => {
         const before = (await chainEvents(t, 'acme', 'physical.classified')).length;
         const goal = pickGoal({ verb: 'mute', object: 'light-curtain' });
         await post(t, '/v1/physical/classify', agent, { goal });
         const events = await chainEvents(t, 'acme', 'physical.classified');
         assert.equal(events.length, before + 1);
-        assert.equal(events.at(-1)?.actorType, 'principal:api-key');
-        assert.deepEqual(events.at(-1)?.payload, { goal, classification: classify(goal) });
+        // A physical event (contract §6): the goal's actor; the credential that asked is in the payload.
+        const event = events.at(-1);
+        assert.ok(event);
+        assert.equal(event.actorType, 'physical:robot');
+        assert.equal(event.actorId, goal.actor.identifier);
+        const { principalId, ...payload } = event.payload;
+        assert.match(String(principalId), /\S/);
+        assert.deepEqual(payload, { goal, classification: classify(goal) });
 
         for (const body of [{}, { goal: { ...pickGoal(), verb: 'Pick' } }, { goal: pickGoal(), extra: 1 }]) {
           const res = await post(t, '/v1/physical/classify', agent, body);

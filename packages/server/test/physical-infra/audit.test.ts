@@ -187,7 +187,10 @@ for (const engine of ENGINES) {
         { atMs: 1_000, edgeNodeId: 'cell-4', result: 'accepted' },
       ]);
       const event = (await chainEvents(t, 'acme', 'physical.verification'))[0];
-      assert.equal(event?.actorId, edgeKeyId);
+      // A physical event (contract §6): the token's actor; the reporting credential in the payload.
+      assert.equal(event?.actorId, 'devid:arm-7');
+      assert.equal(event?.actorType, 'physical:robot');
+      assert.equal(event?.payload.reportedBy, edgeKeyId);
       assert.equal(event?.correlationId, allowed.correlationId);
       assert.deepEqual(event?.payload, {
         tokenJti: allowed.jti,
@@ -195,6 +198,7 @@ for (const engine of ENGINES) {
         result: 'accepted',
         reason: null,
         atMs: 1_000,
+        reportedBy: edgeKeyId,
       });
       for (const [jti, headers, status, code] of [
         ['no-such-jti', edge, 404, 'not_found'],

@@ -77,11 +77,20 @@ for (const engine of ENGINES) {
       const events = await chainEvents(t, 'acme', 'physical.token.revoked');
       assert.equal(events.length, 1);
       assert.equal(events[0]?.correlationId, issued.correlationId);
+      // A physical event (contract §6): the token's actor; the revoking credential in the payload.
+      assert.equal(events[0]?.actorId, 'devid:arm-7');
+      assert.equal(events[0]?.actorType, 'physical:robot');
+      const keys = (await t.app.inject({ method: 'GET', url: '/keys', headers: owner })).json()
+        .keys as Array<{
+        id: string;
+        role: string;
+      }>;
       assert.deepEqual(events[0]?.payload, {
         tokenJti: issued.jti,
         revokedAtMs: first.json().revokedAtMs,
         reason: 'arm recalled',
         actorIdentity: 'devid:arm-7',
+        revokedBy: keys.find((key) => key.role === 'owner')?.id,
       });
       const listed = await page();
       assert.deepEqual(listed.revocations, [

@@ -92,7 +92,10 @@ for (const engine of ENGINES) {
 
       const events = await chainEvents(t, 'acme', 'physical.ticket.decided');
       const event = events.at(-1);
-      assert.equal(event?.actorId, approverKeyId);
+      // A physical event (contract §6): the ticket's actor; the deciding credential in the payload.
+      assert.equal(event?.actorId, goal().actor.identifier);
+      assert.equal(event?.actorType, 'physical:robot');
+      assert.equal(event?.payload.decidedBy, approverKeyId);
       assert.equal(event?.payload.ticketId, ticket.ticketId);
       assert.equal(event?.payload.decision, 'approved');
     });
@@ -286,10 +289,9 @@ for (const engine of ENGINES) {
           operator: 'Dana',
         });
         assert.equal(decided.approvedBy, 'portal-user-1');
-        assert.equal(
-          (await chainEvents(plain, 'acme', 'physical.ticket.decided'))[0]?.actorType,
-          'principal:user',
-        );
+        const event = (await chainEvents(plain, 'acme', 'physical.ticket.decided'))[0];
+        assert.equal(event?.actorType, 'physical:robot');
+        assert.equal(event?.payload.decidedBy, 'portal-user-1');
       } finally {
         await plain.close();
       }

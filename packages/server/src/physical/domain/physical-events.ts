@@ -1,9 +1,11 @@
 /**
- * Who an audit entry of the physical surface names (contract §6). Decisions and their snapshots are
- * physical events: `actorId` is the actor identity, `actorType` is `physical:<actorKind>`, and the
- * correlation id is the issuance request's. Acts of a credential (revocations, ticket decisions,
- * verification reports, roster changes, snapshots posted on their own) are principal events; when
- * they concern an issuance, they carry its correlation id so the whole story reads as one.
+ * Who an audit entry of the physical surface names (contract §6). Events about an actor are
+ * physical events: `actorId` is the actor identity, `actorType` is `physical:<actorKind>` —
+ * decisions and their snapshots, classifications (the goal's actor), and the acts on an actor's
+ * token or ticket (revocations, ticket decisions, verification reports), which also carry their
+ * issuance's correlation id so the whole story reads as one and name the credential that acted in
+ * their payload. Acts about no actor (roster changes, snapshots posted on their own) are principal
+ * events.
  */
 import { type AuditEvent, principalEvent } from '../../chain/audit-entry.js';
 import type { Principal } from '../../identity/principal.js';

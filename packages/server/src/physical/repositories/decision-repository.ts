@@ -1,5 +1,13 @@
 import type { Executor } from '../../storage/database.js';
 import type { PhysicalDecisionsTable } from '../../storage/physical-schema.js';
+import type { ActorKind } from '../domain/index.js';
+
+/** An issued physical token: its issuance's correlation id and the actor it was issued to. */
+export interface IssuedToken {
+  correlationId: string;
+  actorIdentity: string;
+  actorKind: ActorKind;
+}
 
 /** Which decisions a page holds: newest first, below `before`, at most `limit`. */
 export interface DecisionQuery {
@@ -37,21 +45,34 @@ export const decisionRepository = {
     return select.orderBy('id', 'desc').limit(query.limit).execute();
   },
 
-  /** The issued tokens of the tenant among `jtis`, each with its issuance's correlation id. */
-  async issuedCorrelations(
+  /** The issued tokens of the tenant among `jtis`: each one's issuance correlation id and actor. */
+  async issuedTokens(
     db: Executor,
     tenantId: string,
     jtis: readonly string[],
-  ): Promise<Map<string, string>> {
+  ): Promise<Map<string, IssuedToken>> {
     if (jtis.length === 0) return new Map();
     const rows = await db
       .selectFrom('physical_decisions')
-      .select(['token_jti', 'correlation_id'])
+      .select(['token_jti', 'correlation_id', 'actor_identity', 'actor_kind'])
       .where('tenant_id', '=', tenantId)
       .where('token_jti', 'in', [...new Set(jtis)])
       .execute();
     return new Map(
-      rows.flatMap((row) => (row.token_jti === null ? [] : [[row.token_jti, row.correlation_id]])),
+      rows.flatMap((row) =>
+        row.token_jti === null
+          ? []
+          : [
+              [
+                row.token_jti,
+                {
+                  correlationId: row.correlation_id,
+                  actorIdentity: row.actor_identity,
+                  actorKind: row.actor_kind as ActorKind,
+                },
+              ],
+            ],
+      ),
     );
   },
 

@@ -35,7 +35,7 @@ import {
   type Verification,
   type VerificationReport,
 } from '../domain/verification-report.js';
-import { decisionRepository } from '../repositories/decision-repository.js';
+import { decisionRepository, type IssuedToken } from '../repositories/decision-repository.js';
 import { revocationRepository } from '../repositories/revocation-repository.js';
 import { snapshotRepository } from '../repositories/snapshot-repository.js';
 import { verificationRepository } from '../repositories/verification-repository.js';
@@ -193,15 +193,15 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
     }));
   }
 
-  /** Issued tokens of the tenant among `jtis`, with their correlation ids. */
+  /** Issued tokens of the tenant among `jtis`, with their correlation ids and actors. */
   const issued = (tenantId: string, jtis: readonly string[]) =>
-    decisionRepository.issuedCorrelations(db, tenantId, jtis);
+    decisionRepository.issuedTokens(db, tenantId, jtis);
 
   /** Stores reports of known tokens with their chain entries, in one transaction. */
   async function store(
     tenantId: string,
     principal: Principal,
-    reports: readonly { jti: string; correlationId: string; report: VerificationReport }[],
+    reports: readonly { jti: string; token: IssuedToken; report: VerificationReport }[],
   ): Promise<void> {
     if (reports.length === 0) return;
     await storage.writeTransaction(async (trx) => {
@@ -223,13 +223,14 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
       await chainRepository.append(
         trx,
         tenantId,
-        reports.map(({ jti, correlationId, report }) =>
-          physicalEvent({ principal, correlationId }, 'physical.verification', {
+        reports.map(({ jti, token, report }) =>
+          physicalEvent(token, 'physical.verification', {
             tokenJti: jti,
             edgeNodeId: report.edgeNodeId,
             result: report.result,
             reason: report.reason ?? null,
             atMs: report.atMs,
+            reportedBy: principal.id,
           }),
         ),
         now,
@@ -317,9 +318,9 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
     },
 
     async reportOne(tenantId, principal, tokenJti, report) {
-      const correlationId = (await issued(tenantId, [tokenJti])).get(tokenJti);
-      if (correlationId === undefined) throw new AppError('NOT_FOUND', 'No token with this jti was issued');
-      await store(tenantId, principal, [{ jti: tokenJti, correlationId, report }]);
+      const token = (await issued(tenantId, [tokenJti])).get(tokenJti);
+      if (token === undefined) throw new AppError('NOT_FOUND', 'No token with this jti was issued');
+      await store(tenantId, principal, [{ jti: tokenJti, token, report }]);
       const verification: Verification = {
         atMs: report.atMs,
         edgeNodeId: report.edgeNodeId,
@@ -340,13 +341,13 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
         tenantId,
         valid.map(({ report }) => report.jti),
       );
-      const accepted: { jti: string; correlationId: string; report: VerificationReport }[] = [];
+      const accepted: { jti: string; token: IssuedToken; report: VerificationReport }[] = [];
       for (const { index, report } of valid) {
-        const correlationId = known.get(report.jti);
-        if (correlationId === undefined) rejected.push({ index, code: 'not_found' });
+        const token = known.get(report.jti);
+        if (token === undefined) rejected.push({ index, code: 'not_found' });
         else {
           const { jti, ...rest } = report;
-          accepted.push({ jti, correlationId, report: rest });
+          accepted.push({ jti, token, report: rest });
         }
       }
       await store(tenantId, principal, accepted);

@@ -357,7 +357,13 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
         chainRepository.append(
           trx,
           principal.tenantId,
-          [physicalEvent({ principal }, 'physical.classified', { goal, classification: result })],
+          [
+            physicalEvent(
+              { actorIdentity: goal.actor.identifier, actorKind: goal.actor.kind, correlationId: uuidv7() },
+              'physical.classified',
+              { goal, classification: result, principalId: principal.id },
+            ),
+          ],
           clock(),
         ),
       );

@@ -18,7 +18,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Storage } from '../../storage/database.js';
-import { nextRevokedAtMs } from '../domain/index.js';
+import { type ActorKind, nextRevokedAtMs } from '../domain/index.js';
 import { physicalEvent } from '../domain/physical-events.js';
 import { decisionRepository } from '../repositories/decision-repository.js';
 import { revocationRepository } from '../repositories/revocation-repository.js';
@@ -70,12 +70,21 @@ export function createPhysicalRevocations(deps: { storage: Storage; clock: Clock
           trx,
           tenantId,
           [
-            physicalEvent({ principal, correlationId: issued.correlation_id }, 'physical.token.revoked', {
-              tokenJti,
-              revokedAtMs,
-              reason,
-              actorIdentity: issued.actor_identity,
-            }),
+            physicalEvent(
+              {
+                actorIdentity: issued.actor_identity,
+                actorKind: issued.actor_kind as ActorKind,
+                correlationId: issued.correlation_id,
+              },
+              'physical.token.revoked',
+              {
+                tokenJti,
+                revokedAtMs,
+                reason,
+                actorIdentity: issued.actor_identity,
+                revokedBy: principal.id,
+              },
+            ),
           ],
           now,
         );

@@ -207,14 +207,23 @@ export function createPhysicalTickets(deps: {
           trx,
           tenantId,
           [
-            physicalEvent({ principal, correlationId: row.correlation_id }, 'physical.ticket.decided', {
-              ticketId,
-              decision: decided.status,
-              operator: request.operator,
-              reason: decided.rejectionReason,
-              oiCode: decided.intent.oiCode,
-              expiresAtMs: decided.expiresAtMs,
-            }),
+            physicalEvent(
+              {
+                actorIdentity: decided.intent.structuredGoal.actor.identifier,
+                actorKind: decided.intent.structuredGoal.actor.kind,
+                correlationId: row.correlation_id,
+              },
+              'physical.ticket.decided',
+              {
+                ticketId,
+                decision: decided.status,
+                operator: request.operator,
+                reason: decided.rejectionReason,
+                oiCode: decided.intent.oiCode,
+                expiresAtMs: decided.expiresAtMs,
+                decidedBy: principal.id,
+              },
+            ),
           ],
           now,
         );

@@ -183,10 +183,10 @@ export function physicalConformance(c: Conformance): void {
       assert.deepEqual(await ids({ oiCode: 'OI-2901' }), ['d2']);
       assert.deepEqual(await ids({ actorIdentity: 'devid:arm-8' }), ['d3']);
       assert.deepEqual(
-        await decisions.issuedCorrelations(c.storage.db, tenant, ['jti-1', 'jti-1', 'jti-9']),
-        new Map([['jti-1', 'corr-d1']]),
+        await decisions.issuedTokens(c.storage.db, tenant, ['jti-1', 'jti-1', 'jti-9']),
+        new Map([['jti-1', { correlationId: 'corr-d1', actorIdentity: 'devid:arm-7', actorKind: 'robot' }]]),
       );
-      assert.deepEqual(await decisions.issuedCorrelations(c.storage.db, tenant, []), new Map());
+      assert.deepEqual(await decisions.issuedTokens(c.storage.db, tenant, []), new Map());
     });
 
     it('finds the decisions that opened tickets', async () => {
