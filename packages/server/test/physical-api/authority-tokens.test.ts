@@ -179,7 +179,7 @@ for (const engine of ENGINES) {
         assert.deepEqual(denyDetails(estop), {
           decision: 'DENY',
           clauseId: 'deny-on-emergency-stop',
-          clauseIds: ['deny-on-emergency-stop', 'allow-when-clear'],
+          clauseIds: ['deny-on-emergency-stop'],
           safeDefault: 'stop',
           safetyBit: true,
           safetyCitations: ['OI-2901'],
@@ -203,7 +203,6 @@ for (const engine of ENGINES) {
           'deny-on-emergency-stop',
           'deny-on-light-curtain-breach',
           'deny-on-human-in-cell',
-          'allow-when-clear',
         ]);
         const stale = clearState(now() - 1_001);
         assert.equal(
@@ -621,7 +620,7 @@ for (const engine of ENGINES) {
         assert.deepEqual(denyDetails(gap, 423), {
           decision: 'DENY',
           clauseId: 'audit-gap-on-chain-break',
-          clauseIds: ['audit-gap-on-chain-break', 'allow-when-clear'],
+          clauseIds: ['audit-gap-on-chain-break'],
           safeDefault: 'transition-safe-state',
           safetyBit: false,
           safetyCitations: [],

@@ -34,7 +34,8 @@ describe('states table: authority-token outcomes (default policy)', () => {
     assert.equal(d.decision, 'ESCALATE');
     assert.equal(d.httpStatus, 200);
     assert.equal(d.clauseId, 'escalate-on-low-confidence');
-    assert.deepEqual(d.clauseIds, ['escalate-on-low-confidence', 'allow-when-clear']);
+    // allow-when-clear is ALLOW when no other clause fires: not listed beside one that did.
+    assert.deepEqual(d.clauseIds, ['escalate-on-low-confidence']);
     assert.equal(d.safeDefault, 'request-operator');
   });
 
@@ -59,7 +60,7 @@ describe('states table: authority-token outcomes (default policy)', () => {
     assert.deepEqual(physicalDenyDetails(d), {
       decision: 'DENY',
       clauseId: 'deny-on-human-in-cell',
-      clauseIds: ['deny-on-human-in-cell', 'allow-when-clear'],
+      clauseIds: ['deny-on-human-in-cell'],
       safeDefault: 'hold-position',
       safetyBit: true,
       safetyCitations: ['OI-2903'],
@@ -78,11 +79,7 @@ describe('states table: authority-token outcomes (default policy)', () => {
     );
     assert.equal(d.clauseId, 'deny-on-emergency-stop');
     assert.equal(d.safeDefault, 'stop');
-    assert.deepEqual(d.clauseIds, [
-      'deny-on-emergency-stop',
-      'deny-on-light-curtain-breach',
-      'allow-when-clear',
-    ]);
+    assert.deepEqual(d.clauseIds, ['deny-on-emergency-stop', 'deny-on-light-curtain-breach']);
     assert.deepEqual(d.safetyCitations, ['OI-2901', 'OI-2903']);
   });
 
@@ -698,5 +695,31 @@ describe('values of another kind than the condition compares (fail-closed)', () 
       evaluatePhysical(input({ policy, physicalState: { 'cell/mode': rated(2) } })).clauseId,
       'deny-manual-modes',
     );
+  });
+});
+
+describe('allow-when-clear in the reported clauses', () => {
+  test('the default policy’s fallback is listed only when no other clause fired; an uploaded allow always', () => {
+    const clear = evaluatePhysical(input());
+    assert.deepEqual(clear.clauseIds, ['allow-when-clear']);
+    const stopped = evaluatePhysical(
+      input({ physicalState: { ...clearCell(), 'safety/emergency-stop': rated(true) } }),
+    );
+    assert.deepEqual(stopped.clauseIds, ['deny-on-emergency-stop']);
+    // An uploaded copy is the tenant's own clause: when it fires, it is reported as firing.
+    const uploaded = policyOf(
+      {
+        id: 'estop',
+        effect: 'deny',
+        when: [{ predicate: 'safety/emergency-stop', op: 'eq', value: true }],
+        safeDefault: 'stop',
+      },
+      { id: 'allow-when-clear', effect: 'allow', safeDefault: 'stop' },
+    );
+    const denied = evaluatePhysical(
+      input({ policy: uploaded, physicalState: { 'safety/emergency-stop': rated(true) } }),
+    );
+    assert.equal(denied.clauseId, 'estop');
+    assert.deepEqual(denied.clauseIds, ['estop', 'allow-when-clear']);
   });
 });

@@ -7,6 +7,9 @@ import type { PhysicalClause, PhysicalPolicyDocument } from './physical-clause.j
 
 export const DEFAULT_POLICY_VERSION = 0;
 
+/** The default policy's last clause: ALLOW when no other clause fires. */
+export const ALLOW_WHEN_CLEAR = 'allow-when-clear';
+
 /** Age limit of the safety inputs the default deny clauses read. */
 export const DEFAULT_SAFETY_STATE_MAX_AGE_MS = 1_000;
 
@@ -52,7 +55,7 @@ const CLAUSES: PhysicalClause[] = [
     safeDefault: 'request-operator',
   },
   {
-    id: 'allow-when-clear',
+    id: ALLOW_WHEN_CLEAR,
     description: 'Allow when no other clause fires (every other clause is more severe).',
     effect: 'allow',
     safeDefault: 'stop',

@@ -28,7 +28,12 @@
  * clause id (not the outcome) depends on the order of the clauses.
  */
 
-import type { CompiledClause, CompiledPhysicalPolicy } from './compile-physical-policy.js';
+import {
+  type CompiledClause,
+  type CompiledPhysicalPolicy,
+  defaultCompiledPolicy,
+} from './compile-physical-policy.js';
+import { ALLOW_WHEN_CLEAR } from './default-physical-policy.js';
 import { classificationHypotheses } from './hypotheses.js';
 import { checkTicketRedeemable, type OperatorTicket } from './operator-ticket.js';
 import {
@@ -317,7 +322,11 @@ export function evaluatePhysical(input: PhysicalEvaluationInput): PhysicalDecisi
   ].sort();
   const safetyBit = (input.callerSafetyBit ?? false) || classification.safetyBit;
 
-  const clauseIds = firings.map((firing) => firing.id);
+  // The default policy's `allow-when-clear` is ALLOW "when no other clause fires" (contract §9): it
+  // decides an ALLOW, but is not reported as firing beside a clause that did.
+  const fallback =
+    input.policy === defaultCompiledPolicy() && firings.some((firing) => firing.id !== ALLOW_WHEN_CLEAR);
+  const clauseIds = firings.map((firing) => firing.id).filter((id) => !fallback || id !== ALLOW_WHEN_CLEAR);
   const base = { oiCode: classification.oiCode, hypotheses, safetyBit, safetyCitations, reasons };
   const deny = (deciding: Firing | undefined, auditGap: boolean): PhysicalDecision => {
     const clauseId = deciding?.id ?? DEFAULT_DENY_CLAUSE_ID;
