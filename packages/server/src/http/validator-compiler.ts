@@ -21,10 +21,30 @@ function writtenAs(raw: unknown, converted: unknown): boolean {
   }
 }
 
-function snapshot(value: unknown): Record<string, unknown> | undefined {
+/**
+ * The top-level members of a query, path or header schema that conversion may turn from text into
+ * another type (all of them when the schema names none); string members stay as they arrive.
+ */
+function convertibleMembers(schema: TSchema): readonly string[] | undefined {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties;
+  if (properties === undefined) return undefined;
+  return Object.keys(properties).filter((key) => properties[key]?.type !== 'string');
+}
+
+/** The text of the convertible members, before conversion rewrites them in place. */
+function snapshot(
+  value: unknown,
+  members: readonly string[] | undefined,
+): Record<string, unknown> | undefined {
+  if (members?.length === 0) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(value)) copy[key] = Array.isArray(member) ? [...member] : member;
+  for (const key of members ?? Object.keys(record)) {
+    if (!Object.hasOwn(record, key)) continue;
+    const member = record[key];
+    copy[key] = Array.isArray(member) ? [...member] : member;
+  }
   return copy;
 }
 
@@ -37,10 +57,11 @@ function snapshot(value: unknown): Record<string, unknown> | undefined {
  */
 export const strictTypeBoxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const validator = Compile(schema);
+  const members = convertibleMembers(schema);
   return (value: unknown) => {
     let checked = value;
     if (httpPart !== 'body') {
-      const raw = snapshot(value);
+      const raw = snapshot(value, members);
       checked = Value.Convert(schema, value);
       if (raw !== undefined && typeof checked === 'object' && checked !== null) {
         const converted = checked as Record<string, unknown>;
