@@ -26,3 +26,16 @@ export interface ValidationIssue {
 export function validationError(issues: ValidationIssue[], message?: string): AppError {
   return new AppError('VALIDATION_ERROR', message ?? issues[0]?.message ?? undefined, { issues });
 }
+
+/** The error envelope of contract §1, `{error: {code, message, details?, requestId}}`. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: ErrorDetails; requestId: string };
+}
+
+/** The envelope of an error, with the code of its surface (lower-snake on the physical one). */
+export function errorBody(error: AppError, requestId: string, physical = false): ErrorBody {
+  const code = physical ? ERROR_CODES[error.code].physical : error.code;
+  const body: ErrorBody = { error: { code, message: error.message, requestId } };
+  if (error.details !== undefined) body.error.details = error.details;
+  return body;
+}

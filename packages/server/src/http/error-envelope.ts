@@ -1,23 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorDetails } from '../errors/app-error.js';
+import { AppError, errorBody } from '../errors/app-error.js';
 import { isDatabaseUnavailable, isUnstorableText } from '../errors/database-errors.js';
-import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
+import type { ErrorCode } from '../errors/error-codes.js';
 
 /** Requests under `/v1/physical/*` answer with the physical surface's lower-snake codes. */
 export function isPhysicalSurface(url: string): boolean {
   return /^\/physical(?=[/?#]|$)/.test(url);
-}
-
-export interface ErrorBody {
-  error: { code: string; message: string; details?: ErrorDetails; requestId: string };
-}
-
-/** The envelope of an error (contract §1), with the surface's code. */
-export function errorBody(error: AppError, requestId: string, physical = false): ErrorBody {
-  const code = physical ? ERROR_CODES[error.code].physical : error.code;
-  const body: ErrorBody = { error: { code, message: error.message, requestId } };
-  if (error.details !== undefined) body.error.details = error.details;
-  return body;
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {

@@ -14,8 +14,7 @@
  * own transaction, so the outcome commits with the change or not at all; otherwise `run` stores it
  * after the handler returns (or throws a final error).
  */
-import { AppError, validationError } from '../../errors/app-error.js';
-import { ERROR_CODES } from '../../errors/error-codes.js';
+import { AppError, errorBody as envelopeOf, validationError } from '../../errors/app-error.js';
 import { type Idempotency, requestHash, type StoredResponse } from '../../idempotency/idempotency.js';
 import { checkIdempotencyKey } from '../../request-checks/idempotency-key.js';
 import type { Executor } from '../../storage/database.js';
@@ -61,17 +60,6 @@ export interface PhysicalIdempotency {
   ): Promise<IdempotentOutcome>;
 }
 
-function envelope(error: AppError, requestId: string) {
-  return {
-    error: {
-      code: ERROR_CODES[error.code].physical,
-      message: error.message,
-      ...(error.details === undefined ? {} : { details: error.details }),
-      requestId,
-    },
-  };
-}
-
 export function createPhysicalIdempotency(deps: { idempotency: Idempotency }): PhysicalIdempotency {
   const { idempotency } = deps;
   return {
@@ -79,7 +67,7 @@ export function createPhysicalIdempotency(deps: { idempotency: Idempotency }): P
       const issues = checkIdempotencyKey(request.key);
       if (issues.length > 0) throw validationError(issues);
       const key = typeof request.key === 'string' ? request.key : undefined;
-      const errorBody = (error: AppError) => envelope(error, request.requestId);
+      const errorBody = (error: AppError) => envelopeOf(error, request.requestId, true);
       if (key === undefined) {
         const outcome = await work({ complete: async () => {}, errorBody });
         return { ...outcome, replayed: false };
