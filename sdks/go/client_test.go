@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -477,5 +478,56 @@ func TestFetchTokenWithKeyReplaysAfterLostAnswers(t *testing.T) {
 	}
 	if generated := s.seen[3].Header.Get("idempotency-key"); len(generated) != 36 || generated == "token-i-1" {
 		t.Fatalf("an empty key is a random one, not %q", generated)
+	}
+}
+
+func TestTimeoutHoldsWithTheCallersHTTPClient(t *testing.T) {
+	s := newScripted(t, trickle)
+	// A client of the caller's own without any timeout: the attempt still ends at Options.Timeout.
+	client, _ := NewClient(s.server.URL, "acme", "k", Options{Timeout: 300 * time.Millisecond, MaxAttempts: 1, HTTPClient: &http.Client{}})
+	started := time.Now()
+	_, err := client.Do(context.Background(), http.MethodGet, "/slow", nil)
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != "TIMEOUT" || apiErr.Message != "no complete answer within 300ms" {
+		t.Fatalf("the caller's http.Client: %#v", err)
+	}
+	if elapsed := time.Since(started); elapsed > 3*time.Second {
+		t.Fatalf("the attempt took %s; want about 300 ms", elapsed)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a TIMEOUT unwraps to the deadline: %v", err)
+	}
+}
+
+func TestNetworkErrorUnwrapsToItsCause(t *testing.T) {
+	s := newScripted(t)
+	base := s.server.URL
+	s.server.Close()
+	client, _ := NewClient(base, "acme", "k", Options{MaxAttempts: 1})
+	_, err := client.Do(context.Background(), http.MethodGet, "/health", nil)
+	var apiErr *APIError
+	var opErr *net.OpError
+	if !errors.As(err, &apiErr) || apiErr.Code != "NETWORK_ERROR" || !errors.As(err, &opErr) {
+		t.Fatalf("a refused connection: %#v", err)
+	}
+	if (&APIError{Status: 400, Code: "VALIDATION_ERROR"}).Unwrap() != nil {
+		t.Fatal("an answer from the service has no transport cause")
+	}
+}
+
+func TestMalformedIdempotencyKeyIsRefusedBeforeAnyRequest(t *testing.T) {
+	s := newScripted(t)
+	client, _ := NewClient(s.server.URL, "acme", "k", Options{})
+	for _, key := range []string{"has space", "line\nbreak", "caf\u00e9", strings.Repeat("k", 256)} {
+		if _, err := client.FetchTokenWithKey(context.Background(), "i-1", key); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("FetchTokenWithKey(%q): %v", key, err)
+		}
+		request := IntentRequest{IdempotencyKey: key}
+		if _, err := client.SubmitIntent(context.Background(), request); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("SubmitIntent with key %q: %v", key, err)
+		}
+	}
+	if len(s.seen) != 0 {
+		t.Fatalf("%d requests sent with a key the service refuses", len(s.seen))
 	}
 }

@@ -25,9 +25,17 @@ type APIError struct {
 	Retryable bool
 	// RetryAfter is, on a 429, the wait the retry-after header asked for.
 	RetryAfter time.Duration
+	// cause is the transport's error when no complete answer arrived (Status 0).
+	cause error
 }
 
 // Error gives the code, the status and the message.
 func (e *APIError) Error() string {
 	return fmt.Sprintf("%s (%d): %s", e.Code, e.Status, e.Message)
+}
+
+// Unwrap gives the transport's error behind a Status 0 APIError (so that errors.Is(err,
+// context.DeadlineExceeded) or errors.As(err, *net.OpError) see it), nil otherwise.
+func (e *APIError) Unwrap() error {
+	return e.cause
 }

@@ -103,6 +103,9 @@ func (t *transport) do(ctx context.Context, c call) (*response, error) {
 			return nil, fmt.Errorf("%w: the body cannot be encoded: %v", ErrInvalidArgument, err)
 		}
 	}
+	if c.idempotencyKey != "" && !validIdempotencyKey(c.idempotencyKey) {
+		return nil, fmt.Errorf("%w: an Idempotency-Key is 1 to 255 visible ASCII characters", ErrInvalidArgument)
+	}
 	for attempt := 1; ; attempt++ {
 		answer, apiErr := t.attempt(ctx, c, target, payload)
 		if apiErr == nil {
@@ -124,14 +127,31 @@ func (t *transport) do(ctx context.Context, c call) (*response, error) {
 	}
 }
 
+// validIdempotencyKey says whether the service takes key: 1 to 255 visible ASCII characters.
+func validIdempotencyKey(key string) bool {
+	if len(key) > 255 {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// attempt makes one attempt within the client's Timeout, the answer read to its end, whatever
+// http.Client the caller gave (its own Timeout may only shorten it).
 func (t *transport) attempt(ctx context.Context, c call, target string, payload []byte) (*response, *APIError) {
+	attemptCtx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
 	var body io.Reader
 	if payload != nil {
 		body = bytes.NewReader(payload)
 	}
-	request, err := http.NewRequestWithContext(ctx, c.method, target, body)
+	request, err := http.NewRequestWithContext(attemptCtx, c.method, target, body)
 	if err != nil {
-		return nil, &APIError{Code: "NETWORK_ERROR", Message: err.Error()}
+		return nil, &APIError{Code: "NETWORK_ERROR", Message: err.Error(), cause: err}
 	}
 	request.Header.Set("accept", "application/json")
 	if c.text {
@@ -202,13 +222,13 @@ func (t *transport) failure(ctx context.Context, err error, prefix, missing stri
 	var netErr net.Error
 	timedOut := errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
 	if !timedOut || errors.Is(ctx.Err(), context.Canceled) {
-		return &APIError{Code: "NETWORK_ERROR", Message: prefix + ": " + err.Error(), Retryable: true}
+		return &APIError{Code: "NETWORK_ERROR", Message: prefix + ": " + err.Error(), Retryable: true, cause: err}
 	}
 	message := fmt.Sprintf("%s within %s", missing, t.timeout)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		message = missing + " before the context's deadline"
 	}
-	return &APIError{Code: "TIMEOUT", Message: message, Retryable: true}
+	return &APIError{Code: "TIMEOUT", Message: message, Retryable: true, cause: err}
 }
 
 func errorEnvelope(parsed any) (map[string]any, bool) {
