@@ -105,6 +105,14 @@ describe('approvals in the console', () => {
     assert.equal(new URL(page.url()).pathname, `/console/approvals/${fresh.escalationId}`);
   });
 
+  it('offers no receipt for an intent whose escalation is pending (the service answers 409 until it is decided)', async () => {
+    const pending = await escalate('rotate the staging database password');
+    await page.goto(`${server.base}/console/intents/${pending.intentId}`);
+    await page.getByText('The receipt is issued once the escalation is decided or expires.').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Download receipt' }).count(), 0);
+    assert.equal((await server.asOwner('GET', `/intent/${pending.intentId}/receipt`)).status, 409);
+  });
+
   it('shows the 403 of an approver on the catastrophic queue, then two distinct senior approvers approve', async () => {
     const escalated = await escalate('run the cleanup migration', { sql: 'DROP TABLE sessions' });
     await open(escalated.approvalUrl);

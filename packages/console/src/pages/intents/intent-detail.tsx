@@ -150,10 +150,16 @@ function IntentBody({ intentId }: { intentId: string }) {
           </Section>
           <Section title="Receipt">
             <p>An offline-verifiable receipt: the token, the intent's entries and a signed seal.</p>
-            <button type="button" onClick={() => void receipt.run()} disabled={receipt.busy}>
-              Download receipt
-            </button>
-            <Problem error={receipt.error} />
+            {intent.status === 'ESCALATED' ? (
+              <p class="muted">The receipt is issued once the escalation is decided or expires.</p>
+            ) : (
+              <>
+                <button type="button" onClick={() => void receipt.run()} disabled={receipt.busy}>
+                  Download receipt
+                </button>
+                <Problem error={receipt.error} />
+              </>
+            )}
           </Section>
         </>
       ) : null}
