@@ -28,7 +28,7 @@ import { openApiOptions } from '../http/openapi.js';
 import { counterStore } from '../http/rate-limit/counter-store.js';
 import { createRateLimiter } from '../http/rate-limit/rate-limiter.js';
 import { requestIdFor, stripVersionPrefix } from '../http/request-id.js';
-import { traceRequests } from '../http/request-tracing.js';
+import { requestLogController, traceRequests } from '../http/request-tracing.js';
 import { type RegisteredRoute, recordRoute } from '../http/route-table.js';
 import { adminRoutes } from '../http/routes/admin.js';
 import { auditRoutes } from '../http/routes/audit.js';
@@ -49,7 +49,6 @@ import { strictTypeBoxValidatorCompiler } from '../http/validator-compiler.js';
 import { approvalRoutes } from '../intent/routes/approvals.js';
 import { authorityEvaluateRoutes } from '../intent/routes/authority-evaluate.js';
 import { budgetRoutes } from '../intent/routes/budgets.js';
-import { observeDecisionCommits, observePendingApprovals } from '../intent/routes/decision-metrics.js';
 import { intentEvidenceRoutes } from '../intent/routes/intent-evidence.js';
 import { intentRoutes } from '../intent/routes/intents.js';
 import { policyRoutes } from '../intent/routes/policy.js';
@@ -61,6 +60,7 @@ import { physicalRoutes } from '../physical/routes/physical-routes.js';
 import { findBodyProblem } from '../request-checks/body-shape.js';
 import type { Storage } from '../storage/database.js';
 import { countWebhookDeliveries, observeWebhookOutbox } from '../webhooks/webhook-metrics.js';
+import { observeDecisionCommits, observePendingApprovals } from './decision-metrics.js';
 import { createServices, type Services } from './services.js';
 
 /**
@@ -114,6 +114,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   const { config, storage, clock } = deps;
   const app = Fastify({
     logger: deps.logger ?? false,
+    logController: requestLogController(),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
     requestIdHeader: false,
@@ -335,7 +336,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
   countWebhookDeliveries(metrics.registry, services.webhookWorker);
   countConnectorExecutions(metrics.registry, services.connectors);
-  observeDecisionCommits(metrics.registry, services.decisionLoop);
+  observeDecisionCommits(metrics.registry, [services.decisionLoop, services.physicalIssuance]);
   // The pool is read first in a scrape, before the gauges below put their queries on it.
   observePool(metrics.registry, storage);
   observePendingApprovals(metrics.registry, storage, clock);

@@ -19,7 +19,9 @@ export function observeCheckpointLag(registry: Registry, storage: Storage, clock
     async collect() {
       const now = await read();
       this.reset();
-      if (now !== undefined) this.set(now.entries);
+      // reset() leaves an unlabelled gauge at 0: remove() takes that series out.
+      if (now === undefined) this.remove();
+      else this.set(now.entries);
     },
   });
   new Gauge({
@@ -29,7 +31,10 @@ export function observeCheckpointLag(registry: Registry, storage: Storage, clock
     async collect() {
       const now = await read();
       this.reset();
-      if (now === undefined) return;
+      if (now === undefined) {
+        this.remove();
+        return;
+      }
       const oldest = now.oldestCheckpointAt;
       this.set(oldest === null ? 0 : Math.max(0, (clock() - oldest) / 1000));
     },

@@ -1,29 +1,50 @@
 import { context, type Span } from '@opentelemetry/api';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { SpanStatusCode, startServerSpan, tracingEnabled } from '../foundation/tracing.js';
+
+/**
+ * Fastify's request logging, except that its `incoming request` line is left to `traceRequests`:
+ * Fastify writes it before the first hook, outside the request's span, so it could not carry the
+ * trace id. Used only while tracing is on (`requestLogController`).
+ */
+class SpanLogController extends LogController {
+  override incomingRequest(): void {}
+}
+
+/** Fastify's `logController` option: the one for traced requests while tracing is on, else Fastify's own. */
+export function requestLogController(): LogController | undefined {
+  return tracingEnabled() ? new SpanLogController() : undefined;
+}
 
 /**
  * One server span per request when tracing is on (registered before any other hook, so that
  * authentication, the route and everything they call run inside it): it continues an inbound W3C
- * `traceparent`, is named `METHOD /route/template` once routed, and carries the status code. When
- * tracing is off no hook is added.
+ * `traceparent`, is named `METHOD /route/template` once routed, and carries the status code and the
+ * path as received (`/v1` prefix included). Its first act inside the span is the request's
+ * `incoming request` log line, which then carries `traceId` and `spanId`. When tracing is off no
+ * hook is added.
  */
 export function traceRequests(app: FastifyInstance): void {
   if (!tracingEnabled()) return;
   const spans = new WeakMap<FastifyRequest, Span>();
+  const logIncoming = (request: FastifyRequest) => request.log.info({ req: request }, 'incoming request');
   app.addHook('onRequest', (request, _reply, done) => {
     const started = startServerSpan(`${request.method}`, request.headers, {
       'http.request.method': request.method,
-      'url.path': request.url.split('?')[0] ?? '/',
+      'url.path': request.originalUrl.split('?')[0] ?? '/',
       'authority.request_id': request.id,
     });
     if (started === undefined) {
+      logIncoming(request);
       done();
       return;
     }
     spans.set(request, started.span);
     // The rest of the request's lifecycle continues from here, inside the span's context.
-    context.with(started.context, done);
+    context.with(started.context, () => {
+      logIncoming(request);
+      done();
+    });
   });
   app.addHook('onResponse', (request, reply, done) => {
     const span = spans.get(request);

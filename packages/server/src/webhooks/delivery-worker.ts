@@ -7,7 +7,7 @@ import {
 } from '../egress/egress-client.js';
 import type { Clock } from '../foundation/clock.js';
 import { createPoller } from '../foundation/poller.js';
-import { SpanKind, withSpan } from '../foundation/tracing.js';
+import { SpanKind, SpanStatusCode, withSpan } from '../foundation/tracing.js';
 import { VERSION } from '../foundation/version.js';
 import type { Storage } from '../storage/database.js';
 import { type ClaimedDelivery, deliveryRepository } from './delivery-repository.js';
@@ -86,6 +86,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
             timeoutMs,
           });
           span?.setAttribute('http.response.status_code', answer.status);
+          // An HTTP client span whose answer is 4xx or 5xx failed (OpenTelemetry's HTTP conventions).
+          if (answer.status >= 400)
+            span?.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${answer.status}` });
           return answer;
         },
       );

@@ -41,7 +41,9 @@ export function observeWebhookOutbox(registry: Registry, storage: Storage): void
     async collect() {
       const byStatus = await read();
       this.reset();
-      if (byStatus !== undefined) this.set(byStatus.dead ?? 0);
+      // reset() leaves an unlabelled gauge at 0: remove() takes that series out.
+      if (byStatus === undefined) this.remove();
+      else this.set(byStatus.dead ?? 0);
     },
   });
 }

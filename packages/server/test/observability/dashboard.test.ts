@@ -53,3 +53,36 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('docs/grafana-dashboard.json imports', () => {
+  it('every data source the import dialog asks for (__inputs) is used, and the datasource variable starts on it', () => {
+    const text = readFileSync(DASHBOARD, 'utf8');
+    const dashboard = JSON.parse(text) as {
+      __inputs: Array<{ name: string; type: string; pluginId: string }>;
+      templating: {
+        list: Array<{ name: string; type: string; query?: string; current?: { value?: string } }>;
+      };
+    };
+    assert.deepEqual(
+      dashboard.__inputs.map((input) => [input.name, input.type, input.pluginId]),
+      [['DS_PROMETHEUS', 'datasource', 'prometheus']],
+    );
+    // Grafana replaces ${DS_PROMETHEUS} everywhere in the file with the data source picked at import.
+    const variable = dashboard.templating.list.find((v) => v.name === 'datasource');
+    assert.equal(variable?.type, 'datasource');
+    assert.equal(variable?.query, 'prometheus');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's import placeholder, literally
+    assert.equal(variable?.current?.value, '${DS_PROMETHEUS}');
+    // Every panel, query and variable reads the variable, so the choice reaches them all.
+    const uids: unknown[] = [];
+    JSON.parse(text, (key, value: unknown) => {
+      if (key === 'datasource' && typeof value === 'object' && value !== null) {
+        uids.push((value as { uid?: unknown }).uid);
+      }
+      return value;
+    });
+    assert.ok(uids.length > 20, `${uids.length} data source references`);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable reference, literally
+    assert.deepEqual([...new Set(uids)], ['${datasource}']);
+  });
+});

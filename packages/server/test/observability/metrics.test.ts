@@ -3,12 +3,17 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { Registry } from 'prom-client';
+import { observePendingApprovals } from '../../src/app/decision-metrics.js';
+import { observeCheckpointLag } from '../../src/audit/checkpoint-metrics.js';
+import { observeWebhookOutbox } from '../../src/webhooks/webhook-metrics.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { intentPayload } from '../helpers/intents.js';
-import { ENGINES } from '../helpers/storage.js';
+import { createTestStorage, ENGINES } from '../helpers/storage.js';
+import { clearState, issue, moveGoal, registerActors, tokenBody } from '../physical-api/fixtures.js';
 import { createEndpoint, testWorker } from '../webhooks/fixtures.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
-import { scrape } from './scrape.js';
+import { parseExposition, scrape } from './scrape.js';
 
 /**
  * Runs a full garbage collection and waits until the runtime reported it, so that the GC duration
@@ -171,6 +176,31 @@ for (const engine of ENGINES) {
       assert.equal(metrics.value('authority_webhook_dead_letters'), 1, 'the schedule is exhausted');
     });
 
+    it('physical decisions count in the commit histograms, and pending tickets under queue physical', async () => {
+      await registerActors(t, owner);
+      const before = await scrape(t.app);
+      const commits = before.value('authority_decision_commit_batch_size_count') ?? 0;
+      const appends = before.value('authority_audit_append_seconds_count') ?? 0;
+      assert.equal(before.value('authority_pending_approvals', { queue: 'physical' }), 0);
+      const allowed = await issue(t, agent, tokenBody({ physicalState: clearState(t.clock()) }));
+      assert.equal(allowed.statusCode, 200, allowed.body);
+      assert.equal(allowed.json().decision, 'ALLOW');
+      const escalated = await issue(
+        t,
+        agent,
+        tokenBody({ goal: moveGoal(), physicalState: clearState(t.clock()) }),
+      );
+      assert.equal(escalated.statusCode, 200, escalated.body);
+      assert.equal(escalated.json().decision, 'ESCALATE');
+      const after = await scrape(t.app);
+      assert.equal(after.value('authority_decision_commit_batch_size_count'), commits + 2, 'one commit each');
+      assert.equal(after.value('authority_audit_append_seconds_count'), appends + 2);
+      assert.equal(after.value('authority_pending_approvals', { queue: 'physical' }), 1);
+      t.clock.advance(3_600_000);
+      const later = await scrape(t.app);
+      assert.equal(later.value('authority_pending_approvals', { queue: 'physical' }), 0, 'expired');
+    });
+
     it(
       engine === 'postgres'
         ? 'the PostgreSQL pool: connections by state, size, waiters, acquisitions and wait'
@@ -200,3 +230,38 @@ for (const engine of ENGINES) {
     );
   });
 }
+
+describe('GET /metrics while the database is down', () => {
+  it('the gauges read from the database leave their samples out instead of reporting 0', async () => {
+    const { storage, dispose } = await createTestStorage('sqlite');
+    const registry = new Registry();
+    observePendingApprovals(registry, storage, () => Date.now());
+    observeWebhookOutbox(registry, storage);
+    observeCheckpointLag(registry, storage, () => Date.now());
+    const up = parseExposition(await registry.metrics());
+    assert.equal(up.value('authority_webhook_dead_letters'), 0);
+    assert.equal(up.value('authority_checkpoint_lag_entries'), 0);
+    assert.equal(up.value('authority_checkpoint_lag_seconds'), 0);
+    assert.equal(up.value('authority_pending_approvals', { queue: 'physical' }), 0);
+    await storage.close();
+    try {
+      const down = parseExposition(await registry.metrics());
+      for (const name of [
+        'authority_pending_approvals',
+        'authority_webhook_backlog',
+        'authority_webhook_dead_letters',
+        'authority_checkpoint_lag_entries',
+        'authority_checkpoint_lag_seconds',
+      ]) {
+        assert.equal(down.types.get(name), 'gauge', `${name} is still declared`);
+        assert.deepEqual(
+          down.samples.filter((sample) => sample.name === name),
+          [],
+          `${name} has no sample`,
+        );
+      }
+    } finally {
+      await dispose();
+    }
+  });
+});

@@ -10,6 +10,8 @@ export interface ReceivedSpan {
   kind: number;
   attributes: Record<string, unknown>;
   links: Array<{ traceId: string; spanId: string }>;
+  /** The status code: 0 unset, 1 ok, 2 error. */
+  status: number;
   /** `service.name` of the resource the span was exported under. */
   service: unknown;
 }
@@ -74,6 +76,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               parentSpanId: hexId(span.parentSpanId),
               name: String(span.name),
               kind: Number(span.kind),
+              status: Number((span.status as { code?: unknown } | undefined)?.code ?? 0),
               attributes: attributes(span.attributes as KeyValue[] | undefined),
               links: ((span.links as Array<Record<string, unknown>> | undefined) ?? []).map((link) => ({
                 traceId: hexId(link.traceId),

@@ -43,7 +43,7 @@ describe('authority serve with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   });
 
   it('exports the request span of a real server, and its log lines carry the trace id', async () => {
-    const response = await fetch(`${served.base}/health`, {
+    const response = await fetch(`${served.base}/v1/health?probe=1`, {
       headers: { traceparent: `00-${TRACE}-${PARENT}-01` },
     });
     assert.equal(response.status, 200);
@@ -52,14 +52,19 @@ describe('authority serve with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     assert.ok(span);
     assert.deepEqual([span.traceId, span.parentSpanId], [TRACE, PARENT]);
     assert.equal(span.service, 'authority-runtime');
+    assert.equal(span.attributes['url.path'], '/v1/health', 'the path as received, without its query');
+    assert.equal(span.attributes['http.route'], '/health');
     await until(() => logs.includes('request completed'), 'the request log line');
-    const completed = logs
+    const lines = logs
       .split('\n')
       .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .find((line) => line.msg === 'request completed');
-    assert.ok(completed, logs);
-    assert.equal(completed.traceId, TRACE);
-    assert.equal(completed.spanId, span.spanId);
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // Both lines Fastify writes for a request, the first one included, lead to its trace.
+    for (const message of ['incoming request', 'request completed']) {
+      const found = lines.filter((line) => line.msg === message);
+      assert.equal(found.length, 1, `${message}: ${logs}`);
+      assert.equal(found[0]?.traceId, TRACE, message);
+      assert.equal(found[0]?.spanId, span.spanId, message);
+    }
   });
 });

@@ -157,6 +157,30 @@ describe('traces exported over OTLP/HTTP to a real collector', () => {
     assert.equal(match[1], deliver.traceId);
     assert.equal(match[2], deliver.spanId, 'the receiver sees the delivery span as its parent');
     assert.equal(deliver.attributes['http.response.status_code'], 200);
+    assert.equal(deliver.status, 0, 'a 2xx answer leaves the status unset');
+  });
+
+  it('a webhook delivery answered 4xx or 5xx is a failed client span', async () => {
+    const failing = await startReceiver(() => 503);
+    try {
+      await createEndpoint(t, owner, `${failing.base}/failing`, ['decision.denied']);
+      const before = named(collector.spans, 'webhook deliver').length;
+      const denied = await t.app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers: agent,
+        payload: intentPayload('list tags', { riskContext: { baseRiskScore: 10, touchesProduction: true } }),
+      });
+      assert.equal(denied.statusCode, 403, denied.body);
+      await testWorker(t).runOnce();
+      await tracing.flush();
+      const attempts = named(collector.spans, 'webhook deliver').slice(before);
+      const failed = attempts.find((span) => span.attributes['http.response.status_code'] === 503);
+      assert.ok(failed, `attempts: ${JSON.stringify(attempts.map((s) => s.attributes))}`);
+      assert.equal(failed.status, 2, 'ERROR');
+    } finally {
+      await failing.close();
+    }
   });
 
   it('connector execution: a span under the request, and the request’s trace reaches the connector', async () => {

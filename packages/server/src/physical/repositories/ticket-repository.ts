@@ -58,6 +58,17 @@ export const ticketRepository = {
     return select.orderBy('id', 'desc').limit(query.limit).execute();
   },
 
+  /** Tickets of every tenant awaiting a decision at `now` (pending and not expired). */
+  async countPending(db: Executor, now: number): Promise<number> {
+    const row = await db
+      .selectFrom('physical_tickets')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  },
+
   /** Records the decision on a ticket that is still pending. */
   async decide(
     trx: Executor,

@@ -94,6 +94,8 @@ export interface PhysicalIssuance {
    * `policy_denied` error once the refusal is recorded, or with the 4xx/5xx of a failed check.
    */
   issue(tenantId: string, request: IssuanceRequest, scope: IdempotencyScope): Promise<IssuanceOutcome>;
+  /** Observes every commit of decisions (their rows and audit entries): batch size and duration. */
+  onCommit(listener: (batchSize: number, seconds: number) => void): void;
 }
 
 export interface PhysicalIssuanceDeps {
@@ -135,6 +137,7 @@ const MAX_BATCH = 64;
 
 export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssuance {
   const { storage, clock } = deps;
+  const commitListeners: Array<(batchSize: number, seconds: number) => void> = [];
   // Group commit (storage/group-commit.ts): the decisions that arrive while a transaction is being
   // written share the next one, so they share its BEGIN, its COMMIT and the pages it writes, which
   // cost more than the rows of one decision (docs/performance.md). Each write runs after the
@@ -151,6 +154,9 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
       return results;
     },
     lockKey: (write) => write.tenantId,
+    onCommit: (batchSize, seconds) => {
+      for (const listener of commitListeners) listener(batchSize, seconds);
+    },
   });
   const writeDecision = <T>(tenantId: string, write: DecisionWrite<T>['write']) =>
     commits.submit({ tenantId, write }) as Promise<T>;
@@ -351,6 +357,10 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
   }
 
   return {
+    onCommit(listener) {
+      commitListeners.push(listener);
+    },
+
     async classify(principal, goal) {
       const result = classify(goal);
       await storage.writeTransaction((trx) =>
