@@ -12,14 +12,29 @@ import { requestAddress } from './client-address.js';
 import { planLimit } from './rate-limit/limits.js';
 import { isUnlimitedRoute, type RateLimiter } from './rate-limit/rate-limiter.js';
 
+/**
+ * A credential header sent at most once. Node's parser hides a repeated header: it keeps the first
+ * `Authorization` and drops the others, and joins repeated custom headers with ", ", so the
+ * repetition is counted in the raw headers.
+ */
 function singleHeader(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
-  if (Array.isArray(value)) {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value) || sentMoreThanOnce(request.raw.rawHeaders, name)) {
     throw new AppError('UNAUTHORIZED', `The ${name} header was sent more than once`, {
       reason: 'conflicting_credentials',
     });
   }
   return value;
+}
+
+function sentMoreThanOnce(rawHeaders: readonly string[], name: string): boolean {
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const header = rawHeaders[i] as string;
+    if (header.length === name.length && header.toLowerCase() === name && ++seen > 1) return true;
+  }
+  return false;
 }
 
 type PresentedCredential = { kind: 'api_key'; key: string } | { kind: 'portal_session'; sessionId: string };

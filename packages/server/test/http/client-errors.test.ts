@@ -78,3 +78,58 @@ describe('requests the HTTP parser refuses', () => {
     assert.equal(answer.status, 200);
   });
 });
+
+/**
+ * A credential header sent twice is refused (contract §2: one credential per request), although
+ * Node's parser keeps only the first `Authorization` and joins repeated custom headers: with an
+ * owner key first and an agent key second, the request must not run as the owner.
+ */
+describe('credential headers sent more than once', () => {
+  let t: TestApp;
+  let port: number;
+  let owner: string;
+  let agent: string;
+  before(async () => {
+    t = await createTestApp('sqlite');
+    owner = (await t.createTenant('acme', 'enterprise')).ownerKey.key;
+    agent = (await t.services.apiKeys.create('acme', { name: 'bot', role: 'agent' }, null)).key;
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    port = typeof address === 'object' && address ? address.port : 0;
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const request = (headerLines: string[]) =>
+    exchange(
+      port,
+      `GET /keys HTTP/1.1\r\nhost: x\r\nconnection: close\r\nx-tenant-id: acme\r\n${headerLines.join('\r\n')}\r\n\r\n`,
+    ).then(parse);
+
+  it('one Authorization header authenticates (the control)', async () => {
+    assert.equal((await request([`authorization: Bearer ${owner}`])).status, 200);
+    assert.equal((await request([`x-api-key: ${owner}`])).status, 200);
+  });
+
+  const twice: Array<[string, () => string[]]> = [
+    [
+      'Authorization with two keys',
+      () => [`authorization: Bearer ${owner}`, `Authorization: Bearer ${agent}`],
+    ],
+    [
+      'Authorization with the same key',
+      () => [`authorization: Bearer ${owner}`, `authorization: Bearer ${owner}`],
+    ],
+    ['x-api-key with two keys', () => [`x-api-key: ${owner}`, `X-API-Key: ${agent}`]],
+    ['x-portal-session-id', () => [`x-portal-session-id: ps_a`, `x-portal-session-id: ps_b`]],
+  ];
+  for (const [name, lines] of twice) {
+    it(`${name}: 401 UNAUTHORIZED conflicting_credentials`, async () => {
+      const answer = await request(lines());
+      assert.equal(answer.status, 401, JSON.stringify(answer.body));
+      assert.equal(answer.body.error.code, 'UNAUTHORIZED');
+      assert.equal(answer.body.error.details.reason, 'conflicting_credentials');
+    });
+  }
+});
