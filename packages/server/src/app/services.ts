@@ -86,6 +86,8 @@ export function createServices(deps: ServiceDeps) {
     clock,
     keys: signingKeys,
     killSwitchOn: async (tenantId) => (await tenants.get(tenantId))?.killSwitch.enabled === true,
+    intentCorrelationId: async (trx, tenantId, intentId) =>
+      (await intentRepository.get(trx, tenantId, intentId))?.correlationId,
   });
   const connectors = createConnectorService({
     storage,

@@ -10,7 +10,7 @@ import { chainRepository } from '../chain/chain-repository.js';
 import { isUniqueViolation } from '../errors/database-errors.js';
 import type { Clock } from '../foundation/clock.js';
 import type { Principal } from '../identity/principal.js';
-import type { Storage } from '../storage/database.js';
+import type { Executor, Storage } from '../storage/database.js';
 import { AuthorityWithdrawn, authorityWithdrawn } from '../tenancy/tenant-controls.js';
 import type { SigningKeyService } from './signing-keys.js';
 import { tokenNonceRepository } from './token-nonce-repository.js';
@@ -32,10 +32,14 @@ export interface TokenConsumer {
   correlationId: string | null;
 }
 
-/** Builds the `token.consumed` entry from its payload and the token's intent. */
+/**
+ * Builds the `token.consumed` entry from its payload, the token's intent and that intent's
+ * correlation id (undefined when the intent is not found).
+ */
 type ConsumedBy = (
   payload: { nonce: string; adapterId: string; targetSystem: string },
   intentId: string | null,
+  intentCorrelationId: string | undefined,
 ) => AuditEvent;
 
 function claimsOf(token: string): { intentId?: unknown; tenantId?: unknown } {
@@ -58,6 +62,8 @@ export function createTokenConsumption(deps: {
   clock: Clock;
   keys: SigningKeyService;
   killSwitchOn: (tenantId: string) => Promise<boolean>;
+  /** The correlation id of an intent of the tenant, read in the consuming transaction. */
+  intentCorrelationId: (trx: Executor, tenantId: string, intentId: string) => Promise<string | undefined>;
 }) {
   const { storage, clock, keys } = deps;
 
@@ -79,24 +85,29 @@ export function createTokenConsumption(deps: {
     return {
       async consume(nonce, expiresAtMs, context) {
         const now = clock();
-        const intentId = claimsOf(context.token).intentId;
+        const claimed = claimsOf(context.token).intentId;
+        const intentId = typeof claimed === 'string' ? claimed : null;
         try {
           await storage.writeTransaction(async (trx) => {
             await tokenNonceRepository.consume(trx, {
               tenantId,
               nonce,
-              intentId: typeof intentId === 'string' ? intentId : null,
+              intentId,
               adapterId: context.adapterId,
               consumedAtMs: now,
               expiresAtMs,
             });
+            // Every later record of an intent carries its correlation id (contract §0).
+            const correlationId =
+              intentId === null ? undefined : await deps.intentCorrelationId(trx, tenantId, intentId);
             await chainRepository.append(
               trx,
               tenantId,
               [
                 consumedBy(
                   { nonce, adapterId: context.adapterId, targetSystem: context.targetSystem },
-                  typeof intentId === 'string' ? intentId : null,
+                  intentId,
+                  correlationId,
                 ),
               ],
               now,
@@ -138,11 +149,15 @@ export function createTokenConsumption(deps: {
   }
 
   return {
-    /** For a principal calling `POST /authority/tokens/consume`; `token.consumed` names the principal. */
+    /**
+     * For a principal calling `POST /authority/tokens/consume`: `token.consumed` names the principal
+     * and carries the intent's correlation id.
+     */
     consume(tenantId: string, principal: Principal, request: ConsumeRequest): Promise<ConsumeResult> {
-      return verifyAndConsume(tenantId, request, (payload, intentId) =>
-        principalEvent(principal, 'token.consumed', payload, intentId),
-      );
+      return verifyAndConsume(tenantId, request, (payload, intentId, intentCorrelationId) => {
+        const event = principalEvent(principal, 'token.consumed', payload, intentId);
+        return intentCorrelationId === undefined ? event : { ...event, correlationId: intentCorrelationId };
+      });
     },
 
     /**

@@ -90,7 +90,13 @@ export async function auditEntries(
   tenantId: string,
   eventType: string,
 ): Promise<
-  Array<{ actorId: string; actorType: string; intentId: string | null; payload: Record<string, unknown> }>
+  Array<{
+    actorId: string;
+    actorType: string;
+    intentId: string | null;
+    correlationId: string | null;
+    payload: Record<string, unknown>;
+  }>
 > {
   const rows = await storage.db
     .selectFrom('audit_entries')
@@ -103,6 +109,7 @@ export async function auditEntries(
     actorId: row.actor_id,
     actorType: row.actor_type,
     intentId: row.intent_id,
+    correlationId: row.correlation_id,
     payload: (JSON.parse(row.canonical) as { payload: Record<string, unknown> }).payload,
   }));
 }

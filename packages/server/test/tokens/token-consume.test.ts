@@ -7,6 +7,7 @@ import type { IssuedKey } from '../../src/tenancy/key-service.js';
 import type { CreatedTenant } from '../../src/tenancy/tenant-service.js';
 import { type MintedToken, mintDecisionToken } from '../../src/tokens/decision-token.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { intentPayload } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
 import {
   ADAPTER_ID,
@@ -135,6 +136,34 @@ for (const engine of ENGINES) {
       // A replay and a rejection record nothing.
       assert.equal((await consume(minted.token)).reason, 'NONCE_ALREADY_CONSUMED');
       assert.equal((await forIntent()).length, 1);
+    });
+
+    test("the token.consumed entry of a real intent's token carries that intent's correlationId", async () => {
+      const decided = await t.app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers: bearer(agent.key, 'acme'),
+        payload: intentPayload('list open pull requests'),
+      });
+      assert.equal(decided.statusCode, 200, decided.body);
+      const { intentId, correlationId, authorityDecisionToken } = decided.json() as {
+        intentId: string;
+        correlationId: string;
+        authorityDecisionToken: string;
+      };
+      const claims = JSON.parse(
+        Buffer.from(authorityDecisionToken.split('.')[1] ?? '', 'base64url').toString('utf8'),
+      ) as { adapterId: string; targetSystem: string };
+      const verdict = await consume(authorityDecisionToken, {
+        adapterId: claims.adapterId,
+        targetSystem: claims.targetSystem,
+      });
+      assert.equal(verdict.valid, true, JSON.stringify(verdict));
+      const entries = (await auditEntries(t.storage, 'acme', 'token.consumed')).filter(
+        (e) => e.intentId === intentId,
+      );
+      assert.equal(entries.length, 1);
+      assert.equal(entries[0]?.correlationId, correlationId, 'every later record of an intent (contract §0)');
     });
 
     test('wrong adapterId: TOKEN_ADAPTER_MISMATCH, the nonce stays unconsumed', async () => {
