@@ -183,5 +183,30 @@ for (const engine of ENGINES) {
       const old = await activate(3);
       assert.equal(old.statusCode, 200, 'the review requirement is read at activation');
     });
+
+    it('activating the active version again changes nothing and records nothing', async () => {
+      const current = (await call('GET', '/authority/policy', auditor)).json().version as number;
+      const before = await chainRepository.page(t.storage.db, 'acme', {}, 1);
+      const again = await activate(current);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.deepEqual([again.json().version, again.json().status], [current, 'active']);
+      assert.deepEqual(await chainRepository.page(t.storage.db, 'acme', {}, 1), before, 'no new entry');
+    });
+
+    it('a version saved before review was required is a draft until it has the approvals review asks now', async () => {
+      const saved = await call('POST', '/authority/policy', admin, { rules: RULES });
+      assert.equal(saved.statusCode, 201, saved.body);
+      const version = saved.json().version as number;
+      assert.equal((await versionOf(version)).status, 'inactive', 'no review required: it may be activated');
+      await call('PUT', '/authority/policy-review/acme', owner, { required: true, approvals: 1 });
+      assert.equal((await versionOf(version)).status, 'draft');
+      assert.equal((await activate(version)).statusCode, 409);
+      const reviewed = await review(version, policyAdmin);
+      assert.equal(reviewed.statusCode, 201, reviewed.body);
+      assert.equal(reviewed.json().status, 'approved', 'the review answers the version as it is now');
+      assert.equal((await versionOf(version)).status, 'approved');
+      assert.equal((await activate(version)).statusCode, 200);
+      await call('PUT', '/authority/policy-review/acme', owner, { required: false });
+    });
   });
 }

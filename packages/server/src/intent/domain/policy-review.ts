@@ -24,19 +24,25 @@ export function approvalsOf(reviews: readonly Review[]): number {
 }
 
 /**
- * active (the tenant's active version) > inactive (was active before, or created without review)
- * > rejected (any reviewer rejected it) > approved (enough distinct approvals) > draft.
+ * active (the tenant's active version) > inactive (was active before, or needs no review: created
+ * without review while none is required) > rejected (any reviewer rejected it) > approved (the
+ * distinct approvals activation needs now) > draft. A version saved before review was required
+ * needs the setting's approvals like a new one (`activationRefusal`).
  */
 export function versionStatus(
   version: ReviewedVersion,
   activeVersion: number | null,
   reviews: readonly Review[],
+  setting: { required: boolean; approvals: number },
 ): PolicyVersionStatus {
   if (version.version === activeVersion) return 'active';
   if (version.activatedAtMs !== null) return 'inactive';
   if (reviews.some((r) => r.decision === 'reject')) return 'rejected';
-  if (version.reviewApprovals === null) return 'inactive';
-  return approvalsOf(reviews) >= version.reviewApprovals ? 'approved' : 'draft';
+  const needed = setting.required
+    ? Math.max(setting.approvals, version.reviewApprovals ?? 0)
+    : version.reviewApprovals;
+  if (needed === null) return 'inactive';
+  return approvalsOf(reviews) >= needed ? 'approved' : 'draft';
 }
 
 /**

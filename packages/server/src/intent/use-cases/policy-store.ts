@@ -117,6 +117,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     stored: StoredPolicyVersion,
     activeVersion: number | null,
     reviews: readonly PolicyReviewRecord[],
+    setting: PolicyReviewSetting,
   ): PolicyVersion {
     const own = reviews.filter((r) => r.version === stored.version);
     return {
@@ -128,7 +129,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
       createdAt: new Date(stored.createdAtMs).toISOString(),
       createdBy: stored.createdBy,
       activatedAt: iso(stored.activatedAtMs),
-      status: versionStatus(stored, activeVersion, own),
+      status: versionStatus(stored, activeVersion, own, setting),
       author: stored.createdBy,
       reviews: own.map((r) => ({
         principalId: r.principalId,
@@ -144,9 +145,12 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
   async function viewOf(executor: Executor, tenantId: string, version: number): Promise<PolicyVersion> {
     const row = await policyRepository.get(executor, tenantId, version);
     if (!row) throw new AppError('NOT_FOUND', `No policy version ${version}`);
-    const current = await activeVersionNumber(executor, tenantId);
-    const reviews = await policyReviewRepository.list(executor, tenantId, version);
-    return toView(row, current, reviews);
+    const [current, reviews, setting] = await Promise.all([
+      activeVersionNumber(executor, tenantId),
+      policyReviewRepository.list(executor, tenantId, version),
+      policyReviewRepository.setting(executor, tenantId),
+    ]);
+    return toView(row, current, reviews, setting);
   }
 
   /** Writes a new version (and optionally activates it) with its audit entries, in one transaction. */
@@ -254,7 +258,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
         policyReviewRepository.list(db, tenantId),
         policyReviewRepository.setting(db, tenantId),
       ]);
-      return { versions: rows.map((row) => toView(row, current, reviews)), review };
+      return { versions: rows.map((row) => toView(row, current, reviews, review)), review };
     },
 
     draftOf,
@@ -287,6 +291,8 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
         await chainRepository.lockHead(trx, tenantId, now);
         const row = await policyRepository.get(trx, tenantId, version);
         if (!row) throw new AppError('NOT_FOUND', `No policy version ${version}`);
+        // Activating the active version changes nothing, so it records nothing either.
+        if ((await activeVersionNumber(trx, tenantId)) === version) return viewOf(trx, tenantId, version);
         const setting = await policyReviewRepository.setting(trx, tenantId);
         const reviews = await policyReviewRepository.list(trx, tenantId, version);
         const refusal = activationRefusal(row, reviews, setting);
