@@ -171,7 +171,20 @@ export const INTENT_ROUTES = {
     summary:
       'Evaluate without deciding: the decision and a permission token, always 200; no token, no execution',
     security: 'tenant',
-    schema: { body: EvaluateRequest, response: { 200: EvaluateResponse, ...bodyErrors } },
+    schema: {
+      querystring: Type.Object(
+        {
+          explain: Type.Optional(
+            Type.Boolean({
+              description: 'Accepted as on POST /intent; the answer always carries the explanation',
+            }),
+          ),
+        },
+        Closed,
+      ),
+      body: EvaluateRequest,
+      response: { 200: EvaluateResponse, ...bodyErrors },
+    },
   }),
   verifyPermissionToken: route({
     operationId: 'verifyPermissionToken',

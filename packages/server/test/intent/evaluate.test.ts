@@ -169,5 +169,32 @@ for (const engine of ENGINES) {
       );
       assert.equal((await evaluate(body('???'))).json().error.code, 'INVALID_INTENT');
     });
+
+    it('explains the other request shape as POST /intent does, and refuses unknown query parameters', async () => {
+      const other = { action: 'x', actor: 'bot1', system: 'z/z', metadata: {} };
+      for (const url of ['/intent', '/authority/evaluate']) {
+        const res = await t.app.inject({ method: 'POST', url, headers: agent, payload: other });
+        assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+        const { error } = res.json() as { error: { message: string; details: { issues: unknown[] } } };
+        assert.match(error.message, /actor/, url);
+        assert.match(error.message, /targetSystem/, url);
+        assert.match(error.message, /proposedAction/, url);
+        assert.equal(error.details.issues.length, 1, `${url}: one issue naming the fields`);
+      }
+      const at = (query: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: `/authority/evaluate${query}`,
+          headers: agent,
+          payload: body('list'),
+        });
+      assert.equal((await at('?explain=true')).statusCode, 200, 'the console sends it');
+      assert.equal((await at('?explain=false')).statusCode, 200);
+      for (const query of ['?foo=bar', '?explain=yes']) {
+        const res = await at(query);
+        assert.equal(res.statusCode, 400, `${query}: ${res.body}`);
+        assert.equal(res.json().error.code, 'VALIDATION_ERROR');
+      }
+    });
   });
 }

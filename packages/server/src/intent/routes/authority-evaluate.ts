@@ -1,12 +1,10 @@
 import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError, validationError } from '../../errors/app-error.js';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
 import { wireSchema } from '../../http/wire-schema.js';
-import { checkIntentRequest } from '../domain/intent-request.js';
-import { isInterpretable } from '../domain/interpret.js';
 import type { PermissionEvaluation } from '../use-cases/permission-evaluation.js';
+import { intentRefusal } from './intent-refusal.js';
 
 export const authorityEvaluateRoutes: FastifyPluginAsyncTypebox<{
   permissionEvaluation: PermissionEvaluation;
@@ -16,13 +14,12 @@ export const authorityEvaluateRoutes: FastifyPluginAsyncTypebox<{
     {
       config: needs('authority:evaluate'),
       schema: wireSchema(WIRE_ROUTES.evaluateIntent),
+      // Refused in the order POST /intent refuses (the other request shape explained first).
+      attachValidation: true,
     },
     async (request) => {
-      const issues = checkIntentRequest(request.body);
-      if (issues.length > 0) throw validationError(issues);
-      if (!isInterpretable(request.body.proposedAction)) {
-        throw new AppError('INVALID_INTENT', 'proposedAction must contain a letter or a digit');
-      }
+      const refusal = intentRefusal(request.body, request.validationError);
+      if (refusal !== undefined) throw refusal;
       return permissionEvaluation.evaluate(principalOf(request), request.body);
     },
   );

@@ -8,34 +8,9 @@ import type { HttpMetrics } from '../../http/metrics.js';
 import { principalOf } from '../../http/principal.js';
 import { wireSchema } from '../../http/wire-schema.js';
 import { checkIdempotencyKey } from '../../request-checks/idempotency-key.js';
-import {
-  ALTERNATIVE_SHAPE_MESSAGE,
-  checkIntentRequest,
-  type IntentRequest,
-  isAlternativeShape,
-} from '../domain/intent-request.js';
-import { isInterpretable } from '../domain/interpret.js';
 import type { DecisionLoop } from '../use-cases/decision-loop.js';
 import type { IntentReads } from '../use-cases/intent-reads.js';
-
-/**
- * Why a `POST /intent` body is refused before any decision, in the order the caller should hear
- * it: the API overview's other request shape (a message naming the expected fields), the schema,
- * the checks beyond it, then a `proposedAction` with nothing to interpret (400 INVALID_INTENT).
- */
-function refusalOf(body: unknown, schemaError: Error | undefined): AppError | undefined {
-  if (isAlternativeShape(body)) {
-    return validationError([{ path: '/', message: ALTERNATIVE_SHAPE_MESSAGE }], ALTERNATIVE_SHAPE_MESSAGE);
-  }
-  if (schemaError !== undefined) return toAppError(schemaError).appError;
-  const request = body as IntentRequest;
-  const issues = checkIntentRequest(request);
-  if (issues.length > 0) return validationError(issues);
-  if (!isInterpretable(request.proposedAction)) {
-    return new AppError('INVALID_INTENT', 'proposedAction must contain a letter or a digit');
-  }
-  return undefined;
-}
+import { intentRefusal } from './intent-refusal.js';
 
 export const intentRoutes: FastifyPluginAsyncTypebox<{
   decisionLoop: DecisionLoop;
@@ -57,7 +32,7 @@ export const intentRoutes: FastifyPluginAsyncTypebox<{
       if (keyIssues.length > 0) throw validationError(keyIssues);
       const header = request.headers['idempotency-key'];
       const key = typeof header === 'string' ? header : undefined;
-      const refusal = refusalOf(request.body, request.validationError);
+      const refusal = intentRefusal(request.body, request.validationError);
       if (refusal !== undefined) {
         if (key === undefined) throw refusal;
         const answer = await decisionLoop.recordRefusal(principal, request.body, key, {
