@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { ErrorEnvelope } from './common.js';
 import { IDEMPOTENCY_KEY_PATTERN, TENANT_HEADER, TENANT_ID_PATTERN } from './constants.js';
 
 /** HTTP methods of the API. */
@@ -62,6 +63,8 @@ export const IdempotentTenantHeaders = Type.Object({
   ),
 });
 
+const BODY_CAPABLE: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 type RouteInit<S extends WireRouteSchema> = Omit<WireRoute<S>, 'idempotent' | 'produces' | 'schema'> & {
   idempotent?: boolean;
   produces?: WireRoute['produces'];
@@ -87,6 +90,11 @@ type RouteInit<S extends WireRouteSchema> = Omit<WireRoute<S>, 'idempotent' | 'p
  */
 export function route<const S extends WireRouteSchema>(init: RouteInit<S>): WireRoute<S> {
   const idempotent = init.idempotent ?? false;
+  // Any route that can be sent a body answers one of another media type with 415 and one over
+  // 1 MiB with 413, routes that take no body included (contract §1).
+  const response = BODY_CAPABLE.has(init.method)
+    ? { 413: ErrorEnvelope, 415: ErrorEnvelope, ...init.schema.response }
+    : init.schema.response;
   const headers =
     init.schema.headers ??
     (init.security === 'tenant'
@@ -100,7 +108,10 @@ export function route<const S extends WireRouteSchema>(init: RouteInit<S>): Wire
     ...init,
     idempotent,
     produces: init.produces ?? 'application/json',
-    schema: headers === undefined ? init.schema : { ...init.schema, headers },
+    // The same schema with the statuses added: S names the route's own members only.
+    schema: (headers === undefined
+      ? { ...init.schema, response }
+      : { ...init.schema, response, headers }) as S,
   };
 }
 

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { IntentResponse, PolicyRule, WIRE_ROUTE_LIST } from '@authority-runtime/sdk/wire';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Value } from 'typebox/value';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { portalLogin } from '../access/portal-helpers.js';
+import { ADMIN_TOKEN, createTestApp, type TestApp } from '../helpers/app.js';
 
 /** The OpenAPI document against contract §13.4 (the outside tools run in `npm run check:openapi`). */
 
@@ -169,5 +170,63 @@ describe('the OpenAPI document', () => {
       return (value as IntentResponse).authorityDecision.decision;
     });
     assert.deepEqual(outcomes, ['APPROVED', 'ESCALATED', 'DENIED']);
+  });
+});
+
+/**
+ * Every route that can be sent a body answers a body of another media type with 415 and a body over
+ * 1 MiB with 413 (contract §1), those that take none included, so its operation must declare both
+ * (contract §13.4: every status it can answer has a schema).
+ */
+describe('body-capable operations declare the 413 and 415 they answer', () => {
+  let t: TestApp;
+  let doc: Document;
+  const headersFor: Record<string, Record<string, string>> = {};
+  before(async () => {
+    t = await createTestApp('sqlite');
+    doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const owner = await t.ownerHeaders('acme');
+    headersFor.tenant = owner;
+    headersFor.admin = { 'x-admin-token': ADMIN_TOKEN };
+    headersFor.portal = (await portalLogin(t, 'acme', 'owner')).headers;
+    headersFor.public = {};
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('sends each a text/plain body and a 1.1 MiB JSON body', async () => {
+    const checked: string[] = [];
+    for (const route of WIRE_ROUTE_LIST) {
+      if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method)) continue;
+      const url = route.path.replace(/:tenantId\b/g, 'acme').replace(/:[A-Za-z]+/g, 'x1');
+      const headers = headersFor[route.security ?? 'public'] ?? {};
+      const method = route.method as 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+      const operation = doc.paths[route.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[method.toLowerCase()];
+      assert.ok(operation, `${method} ${route.path} in the document`);
+      const text = await t.app.inject({
+        method,
+        url,
+        headers: { ...headers, 'content-type': 'text/plain' },
+        payload: 'not json',
+      });
+      const big = await t.app.inject({
+        method,
+        url,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: JSON.stringify({ padding: 'x'.repeat(1_150_000) }),
+      });
+      const answered = [text.statusCode, big.statusCode];
+      assert.deepEqual(
+        answered,
+        [415, 413],
+        `${method} ${route.path}: ${text.body} ${big.body.slice(0, 200)}`,
+      );
+      for (const status of answered) {
+        assert.ok(operation.responses[String(status)], `${method} ${route.path} declares ${status}`);
+      }
+      checked.push(`${method} ${route.path}`);
+    }
+    assert.ok(checked.length > 40, `${checked.length} operations`);
   });
 });
