@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError, errorBody, validationError } from '../../errors/app-error.js';
 import { decodeIdCursor, encodeIdCursor } from '../../foundation/cursor.js';
 import { needs } from '../../http/access.js';
-import { toAppError } from '../../http/error-envelope.js';
 import type { HttpMetrics } from '../../http/metrics.js';
 import { principalOf } from '../../http/principal.js';
 import { wireSchema } from '../../http/wire-schema.js';
