@@ -109,6 +109,16 @@ export type App = FastifyInstance<
 
 registerAjvFormats();
 
+/** Whether `text` is JSON at all (read only when the secure parser refused it). */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Builds the HTTP application without listening, so tests drive it with inject() or a real port. */
 export async function buildServer(deps: ServerDeps): Promise<App> {
   const { config, storage, clock } = deps;
@@ -173,6 +183,12 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       return;
     }
     parseJson(request, text, (error, parsed) => {
+      if (error && isJson(text)) {
+        // Valid JSON the secure parser refused: it holds a prototype-poisoning key.
+        const message = 'The request body holds a __proto__ or constructor.prototype key, which is refused';
+        done(new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }), undefined);
+        return;
+      }
       // Too deep, NUL, or a lone surrogate: refused before any route validates or hashes it.
       const problem = error ? null : findBodyProblem(parsed);
       if (problem !== null) {

@@ -131,6 +131,15 @@ for (const engine of ENGINES) {
         for (const payload of ['{"name":', '{name: "x"}', 'nope', '{"a":1}}', '[1,]']) {
           const error = assertError(await postJson('/keys', payload), 400, 'VALIDATION_ERROR');
           assertIssues(error);
+          assert.equal(error.message, 'The request body is not valid JSON');
+        }
+      });
+
+      test('400 for valid JSON with a __proto__ or constructor.prototype key, saying so', async () => {
+        for (const payload of ['{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}']) {
+          const error = assertError(await postJson('/keys', payload), 400, 'VALIDATION_ERROR');
+          assertIssues(error);
+          assert.match(error.message, /__proto__ or constructor\.prototype key/, payload);
         }
       });
 
