@@ -11,7 +11,9 @@
  * - each candidate a `[*]` or bare-`args` path yields, and each element of a list read through
  *   `valuePath` for IN / NOT_IN: CANDIDATE_STEPS;
  * - CONTAINS on a string: one step per CONTAINS_CHARS_PER_STEP characters (rounded up);
- * - a binding: one step for its exact entries, plus the subject's length + 1 per glob entry.
+ * - a binding: one step for its exact entries, plus (the subject's length + 1) × the weight of each
+ *   glob entry (1, or the code points of its segments holding `?`, each of which may be tried at
+ *   every position of the subject).
  * A step of re2js's NFA costs 30 to 50 ns on the benchmark machine at its worst (the DFA's memory
  * is bounded, see pattern.ts), so the budget keeps a whole evaluation under about 40 ms.
  */

@@ -12,6 +12,12 @@
 
 export interface Glob {
   readonly source: string;
+  /**
+   * The work of one test per character of the subject, in evaluation-budget steps: 1, or for a
+   * glob with `?` the code points of its segments that hold one (each such segment may be tried
+   * at every position of the subject).
+   */
+  readonly weight: number;
   test(subject: string): boolean;
 }
 
@@ -53,12 +59,17 @@ export function compileGlob(source: string): Glob {
   const parts = source.split('*');
   const segments = parts.map(segmentOf);
   const anyQuestion = segments.some((s) => s.chars !== null);
+  const weight = Math.max(
+    1,
+    segments.reduce((sum, s) => sum + (s.chars?.length ?? 0), 0),
+  );
 
   if (parts.length === 1) {
-    if (!anyQuestion) return { source, test: (subject) => subject === source };
+    if (!anyQuestion) return { source, weight, test: (subject) => subject === source };
     const chars = segments[0]?.chars ?? [];
     return {
       source,
+      weight,
       test: (subject) => {
         const s = Array.from(subject);
         return s.length === chars.length && charsEqualAt(s, 0, chars);
@@ -74,6 +85,7 @@ export function compileGlob(source: string): Glob {
     const minLength = first.text.length + last.text.length;
     return {
       source,
+      weight,
       test: (subject) => {
         if (subject.length < minLength) return false;
         if (!subject.startsWith(first.text) || !subject.endsWith(last.text)) return false;
@@ -95,6 +107,7 @@ export function compileGlob(source: string): Glob {
   const minLength = lengthOf(first) + lengthOf(last);
   return {
     source,
+    weight,
     test: (subject) => {
       const s = Array.from(subject);
       if (s.length < minLength) return false;
@@ -116,7 +129,10 @@ export function compileGlob(source: string): Glob {
 export interface GlobSet {
   readonly sources: readonly string[];
   test(subject: string): boolean;
-  /** Work of one test, in evaluation-budget steps: one for the exact entries, the subject's length plus one per glob. */
+  /**
+   * Work of one test, in evaluation-budget steps: one for the exact entries, and per glob the
+   * subject's length plus one, times the glob's weight.
+   */
   steps(subjectLength: number): number;
 }
 
@@ -127,6 +143,7 @@ export function compileGlobSet(sources: readonly string[]): GlobSet {
     if (source.includes('*') || source.includes('?')) globs.push(compileGlob(source));
     else exact.add(source);
   }
+  const weight = globs.reduce((sum, glob) => sum + glob.weight, 0);
   return {
     sources,
     test: (subject) => {
@@ -134,7 +151,7 @@ export function compileGlobSet(sources: readonly string[]): GlobSet {
       for (const glob of globs) if (glob.test(subject)) return true;
       return false;
     },
-    steps: (subjectLength) => 1 + globs.length * (subjectLength + 1),
+    steps: (subjectLength) => 1 + weight * (subjectLength + 1),
   };
 }
 

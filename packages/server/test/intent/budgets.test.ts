@@ -238,6 +238,51 @@ for (const engine of ENGINES) {
       assert.deepEqual(last.new, []);
       assert.equal(last.old[0].id, 'reads');
     });
+
+    it('matching a heavy budget list is charged to the evaluation budget: DENIED by signal:evaluation-budget, never slow', async () => {
+      // 20 budgets of 20 globs, each 100 code points of `?` wide: (actor id length + 1) × 100 steps
+      // per glob, so about 440,000 steps for a 10-character actor and 8 million for 200 characters.
+      const heavy = Array.from({ length: 20 }, (_, i) => ({
+        id: `heavy-${i}`,
+        actorIds: Array.from({ length: 20 }, (_, j) => `*${'?'.repeat(99)}x${j}*`),
+        window: 'hour',
+        maxApproved: 1_000,
+        onExceeded: 'DENY',
+      }));
+      assert.equal((await put({ budgets: heavy })).statusCode, 200);
+      const decide = (actorId: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/intent',
+          headers: agent,
+          payload: intentPayload(READ, { actor: { id: actorId, type: 'agent' } }),
+        });
+      const short = await decide('agent-1234');
+      assert.equal(short.statusCode, 200, short.body);
+      const long = await decide(`agent-${'a'.repeat(194)}`);
+      assert.equal(long.statusCode, 403, long.body);
+      const decision = long.json().authorityDecision;
+      assert.equal(decision.decidingRule.id, 'signal:evaluation-budget');
+      assert.ok(
+        decision.rationale.some((line: string) => line.startsWith("matching the tenant's budgets needs")),
+        decision.rationale.join('\n'),
+      );
+      const evaluated = await t.app.inject({
+        method: 'POST',
+        url: '/authority/evaluate',
+        headers: agent,
+        payload: {
+          ...intentPayload(READ, { actor: { id: `agent-${'a'.repeat(194)}`, type: 'agent' } }),
+          tenantId: undefined,
+        },
+      });
+      assert.equal(evaluated.statusCode, 200, evaluated.body);
+      assert.deepEqual(
+        [evaluated.json().decision, evaluated.json().decidingRule.id],
+        ['DENY', 'signal:evaluation-budget'],
+      );
+      await put({ budgets: [] });
+    });
   });
 
   describe(`budgets across two instances on one database (${engine})`, () => {

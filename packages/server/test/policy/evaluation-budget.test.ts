@@ -16,6 +16,7 @@ import {
   MATCH_CALL_STEPS,
   matchSteps,
 } from '../../src/policy/evaluation-budget.js';
+import { compileGlobSet } from '../../src/policy/glob.js';
 import {
   EVALUATION_DFA_MEMORY,
   EvaluationPattern,
@@ -172,6 +173,14 @@ describe('policy evaluation under a budget', () => {
       explain: false,
     });
     assert.deepEqual(result.budgetExceeded, { limit: EVALUATION_BUDGET_STEPS });
+  });
+
+  test('a glob with ? is charged by its weight: the code points of its segments holding ?', () => {
+    const question = compileGlobSet([`*${'?'.repeat(99)}x*`]);
+    assert.equal(question.steps(200), 1 + 100 * 201);
+    const plain = compileGlobSet(['agent-*', '*-bot', 'exact']);
+    assert.equal(plain.steps(200), 1 + 2 * 201, 'one per character for globs without ?');
+    assert.equal(compileGlobSet(['a?c*', 'x?*?y']).steps(9), 1 + (3 + 2 + 2) * 10);
   });
 
   test('explanations are charged too, and a smaller budget stops sooner', () => {

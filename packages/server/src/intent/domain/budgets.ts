@@ -178,6 +178,21 @@ export interface BudgetSubject {
   oiCode: string;
 }
 
+/**
+ * The most work matching every budget against a subject can take, in evaluation-budget steps (the
+ * globs' own weights, `policy/glob.ts`): charged with the policy's evaluation (contract §4.5), so a
+ * heavy budget list cannot make a decision slow.
+ */
+export function budgetMatchSteps(budgets: readonly CompiledBudget[], subject: BudgetSubject): number {
+  let steps = 0;
+  for (const budget of budgets) {
+    steps += budget.actorIds?.steps(subject.actorId.length) ?? 0;
+    steps += budget.targetSystems?.steps(subject.targetSystem.length) ?? 0;
+    steps += budget.oiCodes?.steps(subject.oiCode.length) ?? 0;
+  }
+  return steps;
+}
+
 function matches(budget: CompiledBudget, subject: BudgetSubject): boolean {
   return (
     appliesToActor(budget, subject.actorId) &&

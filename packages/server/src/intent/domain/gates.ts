@@ -1,9 +1,10 @@
 import { FLOOR_MATCHED_RULE, type FloorMatch, matchFloor } from '../../policy/catastrophic-floor.js';
 import type { CompiledPolicy } from '../../policy/compile-policy.js';
 import { type ExplanationEntry, evaluatePolicy } from '../../policy/evaluate-policy.js';
+import { EVALUATION_BUDGET_STEPS } from '../../policy/evaluation-budget.js';
 import { decide, SIGNAL_IDS, signalRule } from '../../policy/most-severe-wins.js';
 import type { Effect, EvaluationDocument, MatchedRule } from '../../policy/rule.js';
-import { type BudgetClaim, type BudgetState, checkBudgets } from './budgets.js';
+import { type BudgetClaim, type BudgetState, budgetMatchSteps, checkBudgets } from './budgets.js';
 import { type IntentRequest, type RiskFlags, riskFlags } from './intent-request.js';
 import { type Interpretation, interpret } from './interpret.js';
 import { riskScore } from './risk-score.js';
@@ -177,11 +178,19 @@ const authorityRules: GateStep = (state) => {
   let budgetClaims: BudgetClaim[] | undefined;
   if (decision.effect === 'ALLOW') {
     const { request } = input;
-    const checked = checkBudgets(
-      input.budgets,
-      { actorId: request.actor.id, targetSystem: request.targetSystem, oiCode: primary.oiCode },
-      input.evaluatedAt,
-    );
+    const subject = { actorId: request.actor.id, targetSystem: request.targetSystem, oiCode: primary.oiCode };
+    // Matching the budgets is charged to the evaluation's budget, after the policy's own steps.
+    const limit = input.budgetSteps ?? EVALUATION_BUDGET_STEPS;
+    const budgetSteps = budgetMatchSteps(input.budgets.budgets, subject);
+    if (state.evaluationSteps + budgetSteps > limit) {
+      const rule = signalRule(SIGNAL_IDS.evaluationBudget, 'DENY');
+      state.rationale.push(
+        `matching the tenant's budgets needs ${budgetSteps} steps, past what is left of the evaluation budget of ${limit} steps: DENY`,
+      );
+      return { effect: 'DENY', matchedRules: [...state.matched, rule], decidingRule: rule };
+    }
+    state.evaluationSteps += budgetSteps;
+    const checked = checkBudgets(input.budgets, subject, input.evaluatedAt);
     if (checked.exceeded === null) budgetClaims = checked.claims;
     else {
       state.matched.push(signalRule(SIGNAL_IDS.budgetExceeded, checked.exceeded.effect));

@@ -179,7 +179,7 @@ async function budgetUsage(
   at: number,
 ): Promise<Map<string, BudgetState>> {
   const usage = new Map<string, BudgetState>();
-  const budgets = budgetsOfSet(await budgetRepository.getSet(storage.db, tenantId));
+  const budgets = budgetsOfSet(tenantId, await budgetRepository.getSet(storage.db, tenantId));
   if (budgets.length === 0) return usage;
   const starts = windowStarts(at);
   for (const actorId of new Set(samples.map((sample) => sample.request.actor.id))) {
