@@ -183,7 +183,8 @@ describe('policy simulation and review in the console', () => {
       'a policy_admin lacks tenant:admin: no control the server would refuse',
     );
     const earlier = page.getByRole('row').filter({ hasText: 'Edit a copy of v2' });
-    assert.match((await earlier.textContent()) ?? '', /inactive/);
+    // Saved before review was required and never active: a draft until it has its approval.
+    assert.match((await earlier.textContent()) ?? '', /draft/);
     assert.equal(
       await earlier.getByRole('button', { name: 'Approve v2' }).count(),
       1,
