@@ -205,7 +205,12 @@ export class ToolCallGate {
       },
       { signal: this.#deadline(call) },
     );
-    if (!verdict.valid) return refuse(unavailable(verdict.reason, intentId));
+    // Only `valid: true` itself lets the call through: the answer is not re-validated on its way
+    // in, and a truthy "true" or 1 must not read as a consumed token.
+    if (verdict.valid !== true) {
+      const reason = typeof verdict.reason === 'string' ? verdict.reason : 'INVALID_RESPONSE';
+      return refuse(unavailable(reason, intentId));
+    }
     // Defence in depth: the token the service consumed must be the one of this call's intent.
     if (verdict.claims.intentId !== intentId) return refuse(unavailable('TOKEN_INTENT_MISMATCH', intentId));
     return { kind: 'forward', intentId, decision };

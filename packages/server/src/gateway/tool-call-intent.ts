@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Actor, IntentRequest, RiskContext } from '@authority-runtime/sdk/wire';
 import { canonicalJson } from '../crypto/canonical-json.js';
+import { redactedJson } from '../intent/domain/args-redaction.js';
 import { checkArgs } from '../intent/domain/intent-request.js';
 
 /**
@@ -8,7 +9,9 @@ import { checkArgs } from '../intent/domain/intent-request.js';
  *
  * - `proposedAction` = name + " " + the compact JSON of the arguments cut to 200 code points, the
  *   cut never falling inside a surrogate pair (JSON.stringify escapes lone surrogates, so every
- *   astral character of the text is a whole pair).
+ *   astral character of the text is a whole pair). Values under secret-looking keys and
+ *   credential-looking strings read `[redacted]` there, as in every audit payload (§4.6): the
+ *   service keeps `proposedAction` in the chain, which retention never deletes. `args` keeps them.
  * - `args` = `{tool, arguments}`, so policies read `args.tool` and `args.arguments.<field>` and the
  *   catastrophic floor scans every argument. Absent arguments are `{}`.
  */
@@ -30,7 +33,7 @@ export function cutToCodePoints(text: string, limit: number): string {
 }
 
 export function proposedActionFor(name: string, args: ToolArguments | undefined): string {
-  return `${name} ${cutToCodePoints(JSON.stringify(args ?? {}), PROPOSED_ACTION_ARGUMENTS_CODE_POINTS)}`;
+  return `${name} ${cutToCodePoints(redactedJson(args ?? {}), PROPOSED_ACTION_ARGUMENTS_CODE_POINTS)}`;
 }
 
 export function intentArgsFor(

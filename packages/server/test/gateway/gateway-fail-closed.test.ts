@@ -92,6 +92,20 @@ describe('authority gateway fails closed', () => {
     assert.equal(typeof meta.intentId, 'string');
   });
 
+  it('refuses a consume answer whose valid is not the boolean true, even for the right intent', async () => {
+    // What a broken or hostile service could answer: truthy, and naming the token's own intent.
+    for (const valid of ['true', 1]) {
+      const claimsOf = (requestBody: string) => {
+        const { token } = JSON.parse(requestBody) as { token: string };
+        return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as unknown;
+      };
+      await refusedWith('INVALID_RESPONSE', [
+        'forward',
+        { answer: (requestBody) => ({ status: 200, body: { valid, claims: claimsOf(requestBody) } }) },
+      ]);
+    }
+  });
+
   it('refuses when the consume answer is lost and the retry finds the nonce spent', async () => {
     await refusedWith('NONCE_ALREADY_CONSUMED', ['forward', 'lose-reply']);
   });

@@ -9,6 +9,7 @@ import {
   sameCallKey,
   toolCallIntent,
 } from '../../src/gateway/tool-call-intent.js';
+import { redactedJson } from '../../src/intent/domain/args-redaction.js';
 import { validateIntentRequest } from '../../src/intent/domain/intent-request.js';
 
 const agent = { id: 'mcp:claude-desktop', type: 'agent' } as const;
@@ -20,6 +21,25 @@ describe('a tools/call as an intent', () => {
       'read_file {"path":"README.md","lines":[1,2]}',
     );
     assert.equal(proposedActionFor('list_tools', undefined), 'list_tools {}');
+  });
+
+  it('redacts secrets in proposedAction, which the chain keeps, and passes them in args', () => {
+    const args = {
+      path: 'docs/a.md',
+      apiKey: 'SUPERSECRET123',
+      headers: { authorization: 'Bearer abcdefghijklmnop' },
+      note: 'use service_live_abcdef to call',
+    };
+    const intent = toolCallIntent({ name: 'read_file', arguments: args }, agent, {
+      targetSystem: 'acme/mcp-tools',
+      riskContext: { baseRiskScore: 10 },
+    });
+    assert.equal(
+      intent.proposedAction,
+      'read_file {"path":"docs/a.md","apiKey":"[redacted]","headers":{"authorization":"[redacted]"},"note":"[redacted]"}',
+    );
+    assert.doesNotMatch(intent.proposedAction, /SUPERSECRET|abcdefghijklmnop|service_live_/);
+    assert.deepEqual(intent.args, { tool: 'read_file', arguments: args }, 'the policy still reads them');
   });
 
   it('cuts the JSON to 200 code points, never inside a surrogate pair', () => {
@@ -63,7 +83,7 @@ describe('a tools/call as an intent', () => {
           const json = intent.proposedAction.slice(name.length + 1);
           assert.equal(intent.proposedAction.slice(0, name.length + 1), `${name} `);
           assert.ok([...json].length <= PROPOSED_ACTION_ARGUMENTS_CODE_POINTS);
-          assert.ok(JSON.stringify(args).startsWith(json));
+          assert.ok(redactedJson(args).startsWith(json));
           const checked = validateIntentRequest({ ...intent, tenantId: 'acme' });
           assert.equal(checked.ok, true, JSON.stringify(checked));
         },

@@ -15,7 +15,9 @@ export type FaultAction =
   | 'lose-reply'
   | 'hang'
   | 'reset'
-  | { status: number; body?: unknown; headers?: Record<string, string> };
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  /** An answer made from the request's body (a service that answers wrongly on purpose). */
+  | { answer: (requestBody: string) => { status: number; body: unknown } };
 
 export interface ProxiedRequest {
   method: string;
@@ -60,6 +62,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       if (action === 'hang') return;
       if (action === 'reset') {
         req.socket.destroy();
+        return;
+      }
+      if (typeof action === 'object' && 'answer' in action) {
+        const made = action.answer(body.toString('utf8'));
+        res.writeHead(made.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(made.body));
         return;
       }
       if (typeof action === 'object') {

@@ -32,6 +32,14 @@ export function argsPreview(args: unknown): string | null {
 }
 
 /**
+ * The compact JSON of `value` with the redaction of {@link redactedArgs}: the arguments as the MCP
+ * gateway writes them into a `proposedAction`, which the chain keeps for good.
+ */
+export function redactedJson(value: unknown): string {
+  return JSON.stringify(value, redactor(Number.POSITIVE_INFINITY));
+}
+
+/**
  * The whole of args with the same redaction as the preview, every string searched in full: what an
  * approver reads before deciding (a 256-character preview could hide the part that matters; a
  * secret never needs to be read).
