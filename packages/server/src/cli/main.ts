@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../config/config.js';
 import { resolveMasterKey } from '../config/master-key.js';
 import { createSecretBox } from '../crypto/secret-box.js';
@@ -307,7 +307,18 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Commander has already printed its one line (an unknown option, a missing or invalid argument)
+ * or the help: usage errors exit 2, like every other invalid setting; help and version exit 0.
+ */
+function throwUsageErrors(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) throwUsageErrors(sub);
+}
+throwUsageErrors(program);
+
 program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
   process.stderr.write(`authority: ${describe(error)}\n`);
   process.exit(error instanceof ConfigError || error instanceof PolicyTestInputError ? 2 : 1);
 });

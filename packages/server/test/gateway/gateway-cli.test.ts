@@ -60,6 +60,8 @@ describe('authority gateway (command line)', () => {
         /AUTHORITY_API_KEY \(--key\) must be an API key/,
       ],
       [[], SERVICE, /--upstream or --upstream-url is required/],
+      [['--upstream', 'node x.js', '--bogus'], SERVICE, /unknown option '--bogus'/],
+      [['--upstream'], SERVICE, /option '--upstream <command line>' argument missing/],
     ];
     for (const [args, env, expected] of cases) {
       const result = gateway(args, env);
