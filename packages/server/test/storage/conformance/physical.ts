@@ -117,6 +117,8 @@ export function physicalConformance(c: Conformance): void {
     it('lists tickets by their status as of now, decides pending ones and consumes an approved one once', async () => {
       const { ticketRepository: tickets } = c.repos;
       const tenant = await newTenant(c);
+      // Pending and not expired at 5,000, over every tenant: this tenant adds esc_2 only.
+      const pendingBefore = await tickets.countPending(c.storage.db, 5_000);
       await c.storage.writeTransaction(async (trx) => {
         await tickets.insert(trx, ticket(tenant, 'esc_1', 'pending', 1_000));
         await tickets.insert(trx, ticket(tenant, 'esc_2', 'pending', 9_000));
@@ -128,6 +130,7 @@ export function physicalConformance(c: Conformance): void {
           (t) => t.id,
         );
       assert.deepEqual(await ids('pending'), ['esc_2']);
+      assert.equal(await tickets.countPending(c.storage.db, 5_000), pendingBefore + 1);
       assert.deepEqual(await ids('expired'), ['esc_1']);
       assert.deepEqual(await ids('approved'), ['esc_3']);
       assert.deepEqual(await ids('rejected'), ['esc_4']);
