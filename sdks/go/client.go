@@ -135,15 +135,24 @@ func (c *Client) GetIntent(ctx context.Context, intentID string) (map[string]any
 
 // WaitForApproval polls the intent every pollInterval (1 s when 0) until it leaves ESCALATED and
 // returns its status (APPROVED_AFTER_REVIEW, DENIED_AFTER_REVIEW, EXPIRED, ...), or ESCALATED once
-// timeout passed. A cancelled ctx ends the wait with its error.
+// timeout passed, also while a read is still waiting for the service. A cancelled ctx ends the
+// wait with its error.
 func (c *Client) WaitForApproval(ctx context.Context, intentID string, timeout, pollInterval time.Duration) (string, error) {
 	if pollInterval <= 0 {
 		pollInterval = time.Second
 	}
 	deadline := time.Now().Add(timeout)
 	for {
-		record, err := c.GetIntent(ctx, intentID)
+		// Each read, its retries included, ends at the deadline: a service that does not answer
+		// leaves the intent ESCALATED as far as the caller can know, when the time is up.
+		readCtx, cancel := context.WithDeadline(ctx, deadline)
+		record, err := c.GetIntent(readCtx, intentID)
+		timeUp := readCtx.Err() != nil && ctx.Err() == nil
+		cancel()
 		if err != nil {
+			if timeUp {
+				return "ESCALATED", nil
+			}
 			return "", err
 		}
 		status, ok := record["status"].(string)

@@ -531,3 +531,24 @@ func TestMalformedIdempotencyKeyIsRefusedBeforeAnyRequest(t *testing.T) {
 		t.Fatalf("%d requests sent with a key the service refuses", len(s.seen))
 	}
 }
+
+func TestWaitForApprovalAnswersEscalatedAtItsTimeoutWhileTheServiceHangs(t *testing.T) {
+	hang := func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+	s := newScripted(t, hang, hang, hang, hang)
+	client, _ := NewClient(s.server.URL, "acme", "k", Options{Timeout: time.Second, MaxAttempts: 4})
+	started := time.Now()
+	status, err := client.WaitForApproval(context.Background(), "i-1", 300*time.Millisecond, 50*time.Millisecond)
+	if err != nil || status != "ESCALATED" {
+		t.Fatalf("at the timeout: %q %v", status, err)
+	}
+	if took := time.Since(started); took > 2*time.Second {
+		t.Fatalf("answered after %s, not at the 300 ms timeout", took)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	blocked := newScripted(t, hang)
+	client, _ = NewClient(blocked.server.URL, "acme", "k", Options{Timeout: time.Second, MaxAttempts: 1})
+	if _, err := client.WaitForApproval(ctx, "i-1", 10*time.Second, 50*time.Millisecond); err == nil {
+		t.Fatal("the caller's cancellation is an error, not ESCALATED")
+	}
+}

@@ -191,6 +191,16 @@ class DecisionMapping(unittest.TestCase):
             status = AuthorityClient(server.url, "acme", "k").wait_for_approval("i-1", timeout=0.2, poll_interval=0.05)
         self.assertEqual(status, "ESCALATED")
 
+    def test_wait_for_approval_answers_escalated_at_its_timeout_while_the_service_hangs(self) -> None:
+        stalled = Trickle(200, b'{"status": "APPROVED_AFTER_REVIEW"}', 1.0, headers=True)
+        with StubServer([stalled] * 4) as server:
+            client = AuthorityClient(server.url, "acme", "k", timeout=2.0, max_attempts=4)
+            started = time.monotonic()
+            status = client.wait_for_approval("i-1", timeout=0.5, poll_interval=0.05)
+            elapsed = time.monotonic() - started
+        self.assertEqual(status, "ESCALATED")
+        self.assertLess(elapsed, 1.5, "the wait ends at its timeout, not after 4 attempts of 2 s")
+
     def test_physical_denial_is_a_result(self) -> None:
         denied = {
             "error": {

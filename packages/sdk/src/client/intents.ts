@@ -62,7 +62,10 @@ export interface FetchedToken {
 
 /** Options of {@link IntentsResource.waitForApproval}. */
 export interface WaitOptions {
-  /** How long to wait in total, ms; `ESCALATED` is returned when it runs out. */
+  /**
+   * How long to wait in total, ms; `ESCALATED` is returned when it runs out, also while a read of
+   * the intent is still waiting for the service.
+   */
   timeoutMs: number;
   /** Time between two reads of the intent, ms (default 1,000). */
   pollIntervalMs?: number;
@@ -181,7 +184,18 @@ export class IntentsResource extends Resource {
     const interval = options.pollIntervalMs ?? 1_000;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { status } = await this.get(intentId, signal ? { signal } : undefined);
+      // Each read, its retries included, ends at the deadline: a service that does not answer
+      // leaves the intent ESCALATED as far as the caller can know, when the time is up.
+      const timeUp = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+      let status: IntentStatus;
+      try {
+        ({ status } = await this.get(intentId, {
+          signal: signal ? AbortSignal.any([signal, timeUp]) : timeUp,
+        }));
+      } catch (error) {
+        if (timeUp.aborted && !signal?.aborted) return 'ESCALATED';
+        throw error;
+      }
       if (status !== 'ESCALATED') return status;
       const left = deadline - Date.now();
       if (left <= 0) return status;

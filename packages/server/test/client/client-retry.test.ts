@@ -188,6 +188,23 @@ describe('AuthorityClient retry policy', () => {
     assert.equal(proxy.requests.length - from, 1, 'no poll after the abort');
   });
 
+  it('answers ESCALATED at the wait timeout while the service does not answer, its retries included', async () => {
+    const escalated = await client().submitIntent(
+      read('hanging', { proposedAction: 'merge pull request 8' }),
+    );
+    assert.equal(escalated.outcome, 'ESCALATED');
+    proxy.plan('hang', 'hang', 'hang', 'hang');
+    const started = Date.now();
+    const status = await client(agentKey, { timeoutMs: 1_000, maxAttempts: 4 }).waitForApproval(
+      escalated.intentId,
+      { timeoutMs: 300, pollIntervalMs: 50 },
+    );
+    const took = Date.now() - started;
+    proxy.plan();
+    assert.equal(status, 'ESCALATED');
+    assert.ok(took < 2_000, `answered after ${took} ms, not after 4 attempts of 1 s`);
+  });
+
   it('reports NETWORK_ERROR with status 0 when nothing listens', async () => {
     const closed = net.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

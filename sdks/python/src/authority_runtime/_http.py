@@ -256,13 +256,15 @@ class Transport:
         authenticated: bool = True,
         text: bool = False,
         empty: bool = False,
+        deadline: float | None = None,
     ) -> Response:
         """The answer of a 2xx, or of an error status listed in ``results`` whose body is not the
         error envelope (a DENIED decision, say); raises :class:`AuthorityApiError` otherwise. With
         ``text``, a 2xx body is returned as text rather than parsed as JSON (the log key); with
         ``empty``, a 2xx without a body (``204 No Content``) has the body ``None`` rather than
         being ``INVALID_RESPONSE``. Each attempt, the whole answer read, takes at most ``timeout``
-        seconds (``TIMEOUT`` otherwise)."""
+        seconds (``TIMEOUT`` otherwise). With ``deadline`` (a ``time.monotonic()`` instant), every
+        attempt and wait ends by then: past it the call raises ``TIMEOUT`` rather than retry."""
         url = service_url(self.base_url, path, query)
         data = None if body is None else json.dumps(body, allow_nan=False).encode("utf-8")
         headers = {"accept": "text/plain" if text else "application/json", "user-agent": USER_AGENT}
@@ -276,8 +278,13 @@ class Transport:
         attempt = 0
         while True:
             attempt += 1
+            timeout = self._timeout
+            if deadline is not None:
+                timeout = min(timeout, deadline - time.monotonic())
+                if timeout <= 0:
+                    raise AuthorityApiError(0, "TIMEOUT", "no answer before the deadline", retryable=True)
             try:
-                return self._attempt(method, url, data, headers, results, text, empty)
+                return self._attempt(method, url, data, headers, results, text, empty, timeout)
             except AuthorityApiError as error:
                 if not error.retryable or attempt >= self._max_attempts:
                     raise
@@ -286,6 +293,8 @@ class Transport:
                     if error.retry_after > self._max_retry_after:
                         raise
                     wait = error.retry_after
+                if deadline is not None:
+                    wait = min(wait, max(0.0, deadline - time.monotonic()))
                 self._sleep(wait)
 
     def _attempt(
@@ -297,13 +306,14 @@ class Transport:
         results: frozenset[int],
         text_answer: bool,
         empty_answer: bool,
+        timeout: float,
     ) -> Response:
         request = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            status, raw, answer_headers = exchange(request, self._timeout)
+            status, raw, answer_headers = exchange(request, timeout)
         except TimeoutError as error:
             raise AuthorityApiError(
-                0, "TIMEOUT", f"no complete answer within {self._timeout} s", retryable=True
+                0, "TIMEOUT", f"no complete answer within {round(timeout, 3)} s", retryable=True
             ) from error
         except OSError as error:
             raise AuthorityApiError(0, "NETWORK_ERROR", f"request failed: {error}", retryable=True) from error

@@ -124,12 +124,21 @@ class AuthorityClient:
     def wait_for_approval(self, intent_id: str, timeout: float = 300.0, poll_interval: float = 1.0) -> str:
         """Polls the intent until it leaves ``ESCALATED`` and returns its status
         (``APPROVED_AFTER_REVIEW``, ``DENIED_AFTER_REVIEW``, ``EXPIRED``, ...), or ``ESCALATED``
-        when ``timeout`` seconds passed first."""
+        when ``timeout`` seconds passed first, also while a read is still waiting for the service
+        (each read, its retries included, ends at the deadline)."""
         if poll_interval <= 0:
             raise ValueError("poll_interval must be positive")
         deadline = time.monotonic() + timeout
         while True:
-            status = self.get_intent(intent_id).get("status")
+            try:
+                record = self._transport.request(
+                    "GET", f"/intent/{_path_id(intent_id)}", deadline=deadline
+                ).body
+            except AuthorityApiError as error:
+                if error.code == "TIMEOUT" and time.monotonic() >= deadline:
+                    return PENDING_STATUS
+                raise
+            status = record.get("status") if isinstance(record, dict) else None
             if not isinstance(status, str):
                 raise AuthorityApiError(200, "INVALID_RESPONSE", "the intent record has no status")
             remaining = deadline - time.monotonic()
