@@ -5,7 +5,9 @@ import {
   type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type Progress,
   type ServerNotification,
   type ServerRequest,
@@ -103,6 +105,10 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request: CallToolRequest, extra: Extra) => {
+    // Nothing is decided for a client that has not said who it is (the actor is its name).
+    if (server.getClientVersion() === undefined) {
+      throw new McpError(ErrorCode.InvalidRequest, 'Send initialize before tools/call');
+    }
     const started = performance.now();
     const { name } = request.params;
     const record = (decision: string, intentId?: string, code?: string) =>
