@@ -92,9 +92,16 @@ export const EXPECTED_FIELDS_MESSAGE =
   'args?, riskContext {baseRiskScore, policyCompliant?, requiresPrivilegedAccess?, touchesProduction?, ' +
   'containsSensitiveData?, github?}';
 
-export const ALTERNATIVE_SHAPE_MESSAGE =
-  'This looks like the alternative request shape (action, actor as a string, system, metadata), ' +
-  `which this service does not accept. ${EXPECTED_FIELDS_MESSAGE}`;
+const ALTERNATIVE_SHAPE =
+  'This looks like the alternative request shape (action, actor as a string, system, metadata), which this service does not accept.';
+
+export const ALTERNATIVE_SHAPE_MESSAGE = `${ALTERNATIVE_SHAPE} ${EXPECTED_FIELDS_MESSAGE}`;
+
+/** The same for `POST /authority/evaluate`, whose body has no `tenantId` (contract §4.9). */
+export const EVALUATE_ALTERNATIVE_SHAPE_MESSAGE =
+  `${ALTERNATIVE_SHAPE} Expected an evaluation request with fields: actor {id, type}, targetSystem, ` +
+  'proposedAction, args?, riskContext {baseRiskScore, policyCompliant?, requiresPrivilegedAccess?, ' +
+  'touchesProduction?, containsSensitiveData?, github?}, oiCode? (no tenantId: the x-tenant-id header names the tenant)';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { needs } from '../../http/access.js';
 import { principalOf } from '../../http/principal.js';
 import { wireSchema } from '../../http/wire-schema.js';
+import { EVALUATE_ALTERNATIVE_SHAPE_MESSAGE } from '../domain/intent-request.js';
 import type { PermissionEvaluation } from '../use-cases/permission-evaluation.js';
 import { intentRefusal } from './intent-refusal.js';
 
@@ -18,7 +19,11 @@ export const authorityEvaluateRoutes: FastifyPluginAsyncTypebox<{
       attachValidation: true,
     },
     async (request) => {
-      const refusal = intentRefusal(request.body, request.validationError);
+      const refusal = intentRefusal(
+        request.body,
+        request.validationError,
+        EVALUATE_ALTERNATIVE_SHAPE_MESSAGE,
+      );
       if (refusal !== undefined) throw refusal;
       return permissionEvaluation.evaluate(principalOf(request), request.body);
     },

@@ -14,9 +14,13 @@ import { isInterpretable } from '../domain/interpret.js';
  * expected fields), the schema, the checks beyond it, then a `proposedAction` with nothing to
  * interpret (400 INVALID_INTENT). Both routes take the same fields and rules (contract §4.9).
  */
-export function intentRefusal(body: unknown, schemaError: Error | undefined): AppError | undefined {
+export function intentRefusal(
+  body: unknown,
+  schemaError: Error | undefined,
+  shapeMessage: string = ALTERNATIVE_SHAPE_MESSAGE,
+): AppError | undefined {
   if (isAlternativeShape(body)) {
-    return validationError([{ path: '/', message: ALTERNATIVE_SHAPE_MESSAGE }], ALTERNATIVE_SHAPE_MESSAGE);
+    return validationError([{ path: '/', message: shapeMessage }], shapeMessage);
   }
   if (schemaError !== undefined) return toAppError(schemaError).appError;
   const request = body as Pick<IntentRequest, 'proposedAction'>;
