@@ -17,7 +17,6 @@ import { gatewayCommand } from './gateway.js';
 import { logCommand } from './log-monitor.js';
 import { policySimulate } from './policy-simulate.js';
 import { loadPolicyRules, PolicyTestInputError, policyTest } from './policy-test.js';
-import { serve } from './serve.js';
 import { generatePassword, readPasswordFromStdin } from './user-password.js';
 import { chainVerify, receiptVerify, withVerdict } from './verify-commands.js';
 import { witnessCommand } from './witness.js';
@@ -54,7 +53,8 @@ program
   .option('--port <port>', 'port to listen on (env PORT, default 8080)')
   .option('--host <host>', 'address to bind (env HOST)')
   .option('--demo', 'create the demo tenant on an empty database in server mode too')
-  .action(async (_options, command: Command) => serve(globals(command)));
+  // Loaded on demand: the HTTP service is most of the code, and no other command needs it.
+  .action(async (_options, command: Command) => (await import('./serve.js')).serve(globals(command)));
 
 program
   .command('migrate')

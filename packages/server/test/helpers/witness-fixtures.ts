@@ -2,8 +2,11 @@
 // the real `authority witness serve` started as a child process: shared by the witness tests.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   appendLeaves,
+  cosigner,
   EMPTY_FRONTIER,
   ed25519NoteSigner,
   emptyTreeHash,
@@ -62,6 +65,17 @@ export class Log {
     const proof = this.proof(options.proofFrom ?? oldSize, size);
     return formatAddCheckpointRequest({ oldSize, proof, checkpoint: options.note ?? this.note(size) });
   }
+}
+
+/**
+ * A witness key file as `authority witness keygen` writes it (that command has its own tests in
+ * cli/witness-serve.test.ts), made in process: a spawned CLI costs a second or two per key.
+ */
+export function witnessKey(dir: string, name: string): { keyFile: string; verifierKey: string } {
+  const key = generateSignerKey(name);
+  const keyFile = path.join(dir, `${name.replace(/\W/g, '_')}.key`);
+  writeFileSync(keyFile, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  return { keyFile, verifierKey: cosigner(key, Date.now).verifierKey };
 }
 
 export interface Witness {

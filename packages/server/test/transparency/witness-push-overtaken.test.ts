@@ -2,7 +2,6 @@
 // grows and instance B pushes size 12, which the witness cosigns; A's push of 5 is answered 409
 // "cosigned 12". That is a push overtaken, not a witness ahead of the log: A records nothing.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,9 +10,9 @@ import { createEgressClient } from '../../src/egress/egress-client.js';
 import { type CheckpointSource, createWitnessPusher } from '../../src/transparency/witness-push.js';
 import { witnessRepository } from '../../src/transparency/witness-repository.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { CLI, stopProcess } from '../helpers/serve-process.js';
+import { stopProcess } from '../helpers/serve-process.js';
 import { ENGINES } from '../helpers/storage.js';
-import { Log, startWitness, type Witness } from '../helpers/witness-fixtures.js';
+import { Log, startWitness, type Witness, witnessKey } from '../helpers/witness-fixtures.js';
 
 const ORIGIN = 'audit.example.com/audit/acme';
 
@@ -49,14 +48,8 @@ for (const engine of ENGINES) {
     before(async () => {
       t = await createTestApp(engine, { ALLOW_PRIVATE_EGRESS: '1' });
       headers = await t.ownerHeaders('acme');
-      const keyFile = path.join(dir, 'w1.key');
-      const made = spawnSync(
-        process.execPath,
-        ['--import', 'tsx', CLI, 'witness', 'keygen', '--key-file', keyFile, '--name', 'witness.example/w1'],
-        { encoding: 'utf8' },
-      );
-      assert.equal(made.status, 0, made.stderr);
-      verifierKey = made.stdout.trim();
+      const { keyFile, verifierKey: key } = witnessKey(dir, 'witness.example/w1');
+      verifierKey = key;
       witness = await startWitness(['--key-file', keyFile, '--log', `${ORIGIN}=${log.signer.verifierKey}`]);
       const response = await t.app.inject({
         method: 'PUT',

@@ -2,7 +2,6 @@
 // 127.0.0.1): cosignatures are kept only when they verify, a witness refuses an inconsistent or
 // smaller tree, a 409 is followed, failures back off, and the egress guard refuses private witnesses.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,26 +11,13 @@ import { createEgressClient } from '../../src/egress/egress-client.js';
 import { type CheckpointSource, createWitnessPusher } from '../../src/transparency/witness-push.js';
 import { witnessRepository } from '../../src/transparency/witness-repository.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { CLI, stopProcess } from '../helpers/serve-process.js';
+import { stopProcess } from '../helpers/serve-process.js';
 import { ENGINES } from '../helpers/storage.js';
-import { Log, startWitness, type Witness } from '../helpers/witness-fixtures.js';
+import { Log, startWitness, type Witness, witnessKey } from '../helpers/witness-fixtures.js';
 
 const ORIGIN = 'audit.example.com/audit/acme';
 const [FIRST_STEP, SECOND_STEP] = [10_000, 60_000];
 const SCHEDULE = [FIRST_STEP, SECOND_STEP];
-
-function keygen(dir: string, name: string): { keyFile: string; verifierKey: string } {
-  const keyFile = path.join(dir, `${name.replace(/\W/g, '_')}.key`);
-  const made = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'witness', 'keygen', '--key-file', keyFile, '--name', name],
-    {
-      encoding: 'utf8',
-    },
-  );
-  assert.equal(made.status, 0, made.stderr);
-  return { keyFile, verifierKey: made.stdout.trim() };
-}
 
 for (const engine of ENGINES) {
   describe(`witness push (${engine})`, () => {
@@ -89,12 +75,15 @@ for (const engine of ENGINES) {
       t = await createTestApp(engine, { ALLOW_PRIVATE_EGRESS: '1' });
       headers = await t.ownerHeaders('acme');
       for (const name of ['witness.example/w1', 'witness.example/w2', 'witness.example/w3']) {
-        const key = keygen(dir, name);
-        keys.push(key);
-        running.push(
-          await startWitness(['--key-file', key.keyFile, '--log', `${ORIGIN}=${log.signer.verifierKey}`]),
-        );
+        keys.push(witnessKey(dir, name));
       }
+      running.push(
+        ...(await Promise.all(
+          keys.map((key) =>
+            startWitness(['--key-file', key.keyFile, '--log', `${ORIGIN}=${log.signer.verifierKey}`]),
+          ),
+        )),
+      );
     });
     after(async () => {
       for (const witness of running) await stopProcess(witness.child);
@@ -225,7 +214,7 @@ for (const engine of ENGINES) {
 
     it('posts to <url>/add-checkpoint with the query string of the configured URL after the path', async () => {
       const name = 'witness.example/query';
-      const own = keygen(dir, name);
+      const own = witnessKey(dir, name);
       const queried = await startWitness([
         '--key-file',
         own.keyFile,

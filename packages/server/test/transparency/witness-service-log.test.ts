@@ -4,7 +4,6 @@
 // holding the log key and the witness keys verifies a quorum from the route alone. A checkpoint the
 // service signs is pushed at once, without waiting for a poll round.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,20 +17,9 @@ import { witnessRepository } from '../../src/transparency/witness-repository.js'
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { appendEvents } from '../helpers/audit.js';
 import { freePort } from '../helpers/free-port.js';
-import { CLI, stopProcess } from '../helpers/serve-process.js';
+import { stopProcess } from '../helpers/serve-process.js';
 import { ENGINES } from '../helpers/storage.js';
-import { startWitness, type Witness } from '../helpers/witness-fixtures.js';
-
-function keygen(dir: string, name: string): { keyFile: string; verifierKey: string } {
-  const keyFile = path.join(dir, `${name.replace(/\W/g, '_')}.key`);
-  const made = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'witness', 'keygen', '--key-file', keyFile, '--name', name],
-    { encoding: 'utf8' },
-  );
-  assert.equal(made.status, 0, made.stderr);
-  return { keyFile, verifierKey: made.stdout.trim() };
-}
+import { startWitness, type Witness, witnessKey } from '../helpers/witness-fixtures.js';
 
 /** Resolves with what `probe` finds once it finds something, asking again every 20 ms (no deadline). */
 async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
@@ -75,11 +63,12 @@ for (const engine of ENGINES) {
         await t.app.inject({ method: 'GET', url: '/.well-known/authority/acme/log-key' })
       ).body.trimEnd();
       const origin = logKey.split('+')[0] as string;
-      for (const name of ['witness.example/w1', 'witness.example/w2']) {
-        const key = keygen(dir, name);
-        keys.push(key);
-        witnesses.push(await startWitness(['--key-file', key.keyFile, '--log', `${origin}=${logKey}`]));
-      }
+      for (const name of ['witness.example/w1', 'witness.example/w2']) keys.push(witnessKey(dir, name));
+      witnesses.push(
+        ...(await Promise.all(
+          keys.map((key) => startWitness(['--key-file', key.keyFile, '--log', `${origin}=${logKey}`])),
+        )),
+      );
       const res = await t.app.inject({
         method: 'PUT',
         url: '/audit/witnesses',
@@ -154,7 +143,7 @@ for (const engine of ENGINES) {
       logKey = (
         await t.app.inject({ method: 'GET', url: '/.well-known/authority/acme/log-key' })
       ).body.trimEnd();
-      key = keygen(dir, 'witness.example/prompt');
+      key = witnessKey(dir, 'witness.example/prompt');
       witness = await startWitness(['--key-file', key.keyFile, '--log', `${logKey.split('+')[0]}=${logKey}`]);
       const res = await t.app.inject({
         method: 'PUT',
@@ -166,7 +155,7 @@ for (const engine of ENGINES) {
             {
               name: 'witness.example/down',
               url: `http://127.0.0.1:${await freePort()}`,
-              verifierKey: keygen(dir, 'witness.example/down').verifierKey,
+              verifierKey: witnessKey(dir, 'witness.example/down').verifierKey,
             },
           ],
           quorum: 1,
