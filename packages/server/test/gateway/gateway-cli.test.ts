@@ -124,42 +124,6 @@ describe('authority gateway (command line)', () => {
     records.dispose();
   });
 
-  it('refuses a tools/call sent before initialize, and forwards nothing', async () => {
-    const child = spawn(
-      process.execPath,
-      [...NODE_TS.slice(1), CLI, 'gateway', '--upstream', [...NODE_TS, RECORDING_STDIO].map(quote).join(' ')],
-      { env: { ...baseEnv(), ...SERVICE, RECORD_FILE: files.recordFile }, stdio: ['pipe', 'pipe', 'ignore'] },
-    );
-    try {
-      let out = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString('utf8');
-      });
-      const call = {
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'tools/call',
-        params: { name: 'read_file', arguments: {} },
-      };
-      child.stdin?.write(`${JSON.stringify(call)}\n`);
-      for (let i = 0; i < 300 && !out.includes('\n'); i += 1) await sleep(100);
-      const answer = JSON.parse(out.split('\n')[0] ?? '') as {
-        id: number;
-        error?: { code: number; message: string };
-      };
-      assert.equal(answer.id, 7);
-      assert.equal(answer.error?.code, -32600, out);
-      assert.match(answer.error?.message ?? '', /initialize/);
-      assert.equal(
-        files.records().filter((r) => r.event === 'call').length,
-        0,
-        'the upstream received no call',
-      );
-    } finally {
-      child.kill();
-    }
-  });
-
   it('exits when the agent closes its standard input, and stops the upstream with it', async () => {
     const child = spawn(
       process.execPath,

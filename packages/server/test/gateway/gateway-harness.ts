@@ -125,7 +125,8 @@ export function scratch() {
   };
 }
 
-function gatewayArgs(options: GatewayOptions, configDir: string): string[] {
+/** The `node … authority gateway …` arguments for these options (the config file is written to `configDir`). */
+export function gatewayArgs(options: GatewayOptions, configDir: string): string[] {
   const args = [...NODE_TS.slice(1), CLI, 'gateway'];
   if ('command' in options.upstream) args.push('--upstream', options.upstream.command.map(quote).join(' '));
   else args.push('--upstream-url', options.upstream.url);
@@ -140,7 +141,8 @@ function gatewayArgs(options: GatewayOptions, configDir: string): string[] {
   return args;
 }
 
-function gatewayEnv(options: GatewayOptions): Record<string, string> {
+/** This process's environment with the gateway's `AUTHORITY_*` settings for these options. */
+export function gatewayEnv(options: GatewayOptions): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
   return {

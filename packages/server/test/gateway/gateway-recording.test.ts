@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
   ACTOR_ID,
   callLog,
   connectStdio,
   decisionOf,
+  gatewayArgs,
+  gatewayEnv,
   NODE_TS,
   RATIONALE,
   RECORDING_STDIO,
@@ -290,6 +294,54 @@ describe('authority gateway over stdio, in front of a recording upstream', () =>
     await changed;
     const { tools } = await gateway.client.listTools();
     assert.ok(tools.some((tool) => tool.name === 'late_tool'));
+  });
+
+  it('refuses a tools/call sent before initialize: nothing is decided, nothing forwarded', async () => {
+    // The same call after initialize is approved and forwarded (above), so both checks can fail.
+    const own = scratch();
+    const options = {
+      serviceUrl: service.proxy.url,
+      agentKey: service.agentKey,
+      upstream: { command: [...NODE_TS, RECORDING_STDIO] },
+      config,
+      env: { RECORD_FILE: own.recordFile },
+    };
+    const child = spawn(process.execPath, gatewayArgs(options, own.dir), {
+      env: gatewayEnv(options),
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const before = service.proxy.requests.length;
+    try {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+      });
+      const path = `docs/${randomUUID()}.md`;
+      const early = {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'read_file', arguments: { path } },
+      };
+      child.stdin?.write(`${JSON.stringify(early)}\n`);
+      for (let i = 0; i < 300 && !out.includes('\n'); i += 1) await sleep(100);
+      const answer = JSON.parse(out.split('\n')[0] ?? '') as {
+        id: number;
+        error?: { code: number; message: string };
+      };
+      assert.equal(answer.id, 7);
+      assert.equal(answer.error?.code, -32600, out);
+      assert.match(answer.error?.message ?? '', /initialize/);
+      assert.deepEqual(
+        service.proxy.requests.slice(before).filter((r) => r.url !== '/health'),
+        [],
+        'the service was asked nothing',
+      );
+      assert.deepEqual(own.calls(), [], 'the upstream received no call');
+    } finally {
+      child.kill();
+      own.dispose();
+    }
   });
 
   it('logs one JSON line per call on standard error, never an argument value', async () => {
