@@ -1,25 +1,33 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ConfigError } from '../config/config.js';
-import { resolveMasterKey } from '../config/master-key.js';
-import { createSecretBox } from '../crypto/secret-box.js';
+import { type Config, ConfigError } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
 import { systemClock } from '../foundation/clock.js';
 import { VERSION } from '../foundation/version.js';
-import { createPhysicalSigner } from '../physical/use-cases/physical-signer.js';
-import { createPortalUser, listPortalUsers } from '../portal/portal-users.js';
 import type { Storage } from '../storage/database.js';
-import { createKeyService } from '../tenancy/key-service.js';
 import { PLANS } from '../tenancy/tenant.js';
-import { createTenantService } from '../tenancy/tenant-service.js';
-import { type GlobalFlags, withStorage } from './context.js';
+import type { GlobalFlags } from './context.js';
 import { gatewayCommand } from './gateway.js';
 import { logCommand } from './log-monitor.js';
-import { policySimulate } from './policy-simulate.js';
-import { loadPolicyRules, PolicyTestInputError, policyTest } from './policy-test.js';
-import { generatePassword, readPasswordFromStdin } from './user-password.js';
-import { chainVerify, receiptVerify, withVerdict } from './verify-commands.js';
+import { PolicyTestInputError } from './policy-input-error.js';
 import { witnessCommand } from './witness.js';
+
+// Each command loads the modules it needs when it runs, so that `authority receipt verify` does not
+// wait for the database drivers, and no command but `serve` for the HTTP service.
+
+/** Opens the database (context.ts) for `work`, loaded on demand. */
+async function withStorage<T>(
+  flags: GlobalFlags,
+  work: (storage: Storage, config: Config) => Promise<T>,
+  options?: { create?: boolean },
+): Promise<T> {
+  return (await import('./context.js')).withStorage(flags, work, options);
+}
+
+const tenantService = async (storage: Storage) =>
+  (await import('../tenancy/tenant-service.js')).createTenantService(storage, systemClock);
+const keyService = async (storage: Storage) =>
+  (await import('../tenancy/key-service.js')).createKeyService(storage, systemClock, () => {});
 
 function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
@@ -32,7 +40,7 @@ function print(value: unknown): void {
 
 /** Commands naming a tenant fail on an unknown one rather than answer as if it had nothing. */
 async function mustExist(storage: Storage, tenantId: string): Promise<void> {
-  if (!(await createTenantService(storage, systemClock).get(tenantId))) {
+  if (!(await (await tenantService(storage)).get(tenantId))) {
     throw new AppError('NOT_FOUND', `No tenant ${tenantId}`);
   }
 }
@@ -82,7 +90,7 @@ tenants
         globals(command),
         async (storage) => {
           print(
-            await createTenantService(storage, systemClock).create({
+            await (await tenantService(storage)).create({
               id,
               name: options.name,
               plan: options.plan,
@@ -99,7 +107,7 @@ tenants
   .description('list tenants')
   .action(async (_options, command: Command) => {
     await withStorage(globals(command), async (storage) =>
-      print(await createTenantService(storage, systemClock).list()),
+      print(await (await tenantService(storage)).list()),
     );
   });
 
@@ -122,7 +130,7 @@ keys
     ) => {
       await withStorage(globals(command), async (storage) => {
         await mustExist(storage, options.tenant);
-        const service = createKeyService(storage, systemClock, () => {});
+        const service = await keyService(storage);
         print(
           await service.create(
             options.tenant,
@@ -148,7 +156,7 @@ keys
   .action(async (options: { tenant: string }, command: Command) => {
     await withStorage(globals(command), async (storage) => {
       await mustExist(storage, options.tenant);
-      print(await createKeyService(storage, systemClock, () => {}).list(options.tenant));
+      print(await (await keyService(storage)).list(options.tenant));
     });
   });
 keys
@@ -158,7 +166,7 @@ keys
   .action(async (keyId: string, options: { tenant: string }, command: Command) => {
     await withStorage(globals(command), async (storage) => {
       await mustExist(storage, options.tenant);
-      await createKeyService(storage, systemClock, () => {}).revoke(options.tenant, keyId);
+      await (await keyService(storage)).revoke(options.tenant, keyId);
       process.stdout.write(`Revoked ${keyId}.\n`);
     });
   });
@@ -176,6 +184,11 @@ keys
           'is set: an ephemeral key lives in the serving process and is not rotated from the CLI',
         );
       }
+      const [{ createPhysicalSigner }, { createSecretBox }, { resolveMasterKey }] = await Promise.all([
+        import('../physical/use-cases/physical-signer.js'),
+        import('../crypto/secret-box.js'),
+        import('../config/master-key.js'),
+      ]);
       const signer = createPhysicalSigner({
         storage,
         clock: systemClock,
@@ -205,9 +218,11 @@ users
       options: { tenant: string; email: string; role: string; passwordStdin?: boolean },
       command: Command,
     ) => {
+      const { generatePassword, readPasswordFromStdin } = await import('./user-password.js');
       const generated = options.passwordStdin ? undefined : generatePassword();
       const password = generated ?? (await readPasswordFromStdin());
       await withStorage(globals(command), async (storage) => {
+        const { createPortalUser } = await import('../portal/portal-users.js');
         const user = await createPortalUser(
           storage,
           systemClock,
@@ -226,6 +241,7 @@ users
   .action(async (options: { tenant: string }, command: Command) => {
     await withStorage(globals(command), async (storage) => {
       await mustExist(storage, options.tenant);
+      const { listPortalUsers } = await import('../portal/portal-users.js');
       print(await listPortalUsers(storage, options.tenant));
     });
   });
@@ -245,6 +261,7 @@ receipt
     "the tenant's log verifier key (GET /.well-known/authority/:tenantId/log-key), a file holding it or its URL; required for version-2 receipts",
   )
   .action(async (file: string, options: { jwks: string[]; logKey?: string }) => {
+    const { receiptVerify, withVerdict } = await import('./verify-commands.js');
     await withVerdict(process.stdout, () =>
       receiptVerify(file, options.jwks, options.logKey, process.stdout),
     );
@@ -256,6 +273,7 @@ chain
   .description('verify an NDJSON export (GET /audit/:tenantId/export) offline; exit 0 valid, 1 invalid')
   .option('--jwks <sources...>', 'JWK set files or URLs to check checkpoint signatures against')
   .action(async (file: string, options: { jwks?: string[] }) => {
+    const { chainVerify, withVerdict } = await import('./verify-commands.js');
     await withVerdict(process.stdout, () =>
       chainVerify(file, options.jwks ?? [], process.stdout, process.stderr.isTTY === true),
     );
@@ -280,10 +298,17 @@ policy
     return n;
   })
   .action(
-    (casesFile: string | undefined, options: { policy?: string; sample?: string; maxChanges?: number }) => {
+    async (
+      casesFile: string | undefined,
+      options: { policy?: string; sample?: string; maxChanges?: number },
+    ) => {
       if (casesFile === undefined && options.sample === undefined) {
         throw new PolicyTestInputError('give a cases file, a --sample file, or both');
       }
+      const [{ loadPolicyRules, policyTest }, { policySimulate }] = await Promise.all([
+        import('./policy-test.js'),
+        import('./policy-simulate.js'),
+      ]);
       const codes: number[] = [];
       if (casesFile !== undefined) codes.push(policyTest(casesFile, options.policy, process.stdout));
       if (options.sample !== undefined) {

@@ -24,7 +24,7 @@ import { DEFAULT_THRESHOLDS } from '../intent/domain/thresholds.js';
 import { compilePolicy } from '../policy/compile-policy.js';
 import { isPlainObject } from '../policy/path.js';
 import { EFFECTS, type MatchedRule, type Rule } from '../policy/rule.js';
-import { PolicyTestInputError } from './policy-test.js';
+import { PolicyTestInputError } from './policy-input-error.js';
 
 const OUTCOMES: readonly string[] = ['APPROVED', 'ESCALATED', 'DENIED'];
 

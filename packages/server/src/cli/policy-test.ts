@@ -36,9 +36,7 @@ import { starterRules } from '../policy/packs.js';
 import { isPlainObject } from '../policy/path.js';
 import type { Rule } from '../policy/rule.js';
 import { validatePolicy } from '../policy/validate-policy.js';
-
-/** Exit code 2: a file could not be read or is not a valid cases file or policy. */
-export class PolicyTestInputError extends Error {}
+import { PolicyTestInputError } from './policy-input-error.js';
 
 export const OUTCOMES: readonly Outcome[] = ['APPROVED', 'ESCALATED', 'DENIED'];
 export const DEFAULT_TEST_TENANT_ID = 'policy-test';

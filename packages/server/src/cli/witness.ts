@@ -9,7 +9,6 @@ import {
 } from '@authority-runtime/sdk';
 import { Command } from 'commander';
 import { type Clock, systemClock } from '../foundation/clock.js';
-import { buildWitnessServer } from './witness-server.js';
 import { WitnessInputError, WitnessStateFile } from './witness-state.js';
 
 /** Parses `--listen host:port` (IPv6 hosts in brackets); port 0 picks a free port. */
@@ -84,6 +83,8 @@ async function serve(options: ServeOptions): Promise<void> {
   const logs = parseLogs(options.log);
   const { host, port } = parseListen(options.listen);
   const state = WitnessStateFile.open(options.stateFile ?? `${options.keyFile}.state.json`);
+  // The HTTP server is loaded only here: keygen has no use for it.
+  const { buildWitnessServer } = await import('./witness-server.js');
   const app = buildWitnessServer({
     cosigner: witness,
     logs,

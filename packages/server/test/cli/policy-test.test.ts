@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { PolicyTestInputError } from '../../src/cli/policy-input-error.js';
 import {
   formatReport,
   type PolicyCaseFailure,
   type PolicyCaseResult,
   type PolicyTestCase,
-  PolicyTestInputError,
   parseCasesFile,
   parsePolicyFile,
   runPolicyCases,
