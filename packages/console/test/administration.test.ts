@@ -20,8 +20,10 @@ describe('administration in the console', () => {
 
   before(async () => {
     server = await startConsoleServer();
-    await server.createUser('owner@demo.test', 'owner');
-    await server.createUser('auditor@demo.test', 'auditor');
+    await Promise.all([
+      server.createUser('owner@demo.test', 'owner'),
+      server.createUser('auditor@demo.test', 'auditor'),
+    ]);
     assert.equal((await server.asOwner('POST', '/intent', intentBody('merge pull request 5'))).status, 202);
     const approved = await server.asOwner('POST', '/intent', {
       ...intentBody('list open pull requests'),

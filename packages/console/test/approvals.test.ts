@@ -20,10 +20,12 @@ describe('approvals in the console', () => {
 
   before(async () => {
     server = await startConsoleServer();
-    await server.createUser('approver@demo.test', 'approver');
-    await server.createUser('senior-1@demo.test', 'senior_approver');
-    await server.createUser('senior-2@demo.test', 'senior_approver');
-    await server.createUser('owner@demo.test', 'owner');
+    await Promise.all([
+      server.createUser('approver@demo.test', 'approver'),
+      server.createUser('senior-1@demo.test', 'senior_approver'),
+      server.createUser('senior-2@demo.test', 'senior_approver'),
+      server.createUser('owner@demo.test', 'owner'),
+    ]);
     b = await openBrowser();
     page = b.page;
   });

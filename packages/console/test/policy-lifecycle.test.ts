@@ -27,8 +27,10 @@ describe('policy simulation and review in the console', () => {
 
   before(async () => {
     server = await startConsoleServer();
-    await server.createUser('owner@demo.test', 'owner');
-    await server.createUser('reviewer@demo.test', 'policy_admin');
+    await Promise.all([
+      server.createUser('owner@demo.test', 'owner'),
+      server.createUser('reviewer@demo.test', 'policy_admin'),
+    ]);
     const escalated = await server.asOwner('POST', '/intent', intentBody('merge pull request 5'));
     assert.equal(escalated.status, 202);
     escalatedId = ((await escalated.json()) as { intentId: string }).intentId;

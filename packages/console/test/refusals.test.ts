@@ -18,8 +18,10 @@ describe('pages a role may not use', () => {
 
   before(async () => {
     server = await startConsoleServer();
-    await server.createUser('policy@demo.test', 'policy_admin');
-    await server.createUser('agent@demo.test', 'agent');
+    await Promise.all([
+      server.createUser('policy@demo.test', 'policy_admin'),
+      server.createUser('agent@demo.test', 'agent'),
+    ]);
     b = await openBrowser();
     page = b.page;
     page.on('response', (response) => {
