@@ -4,6 +4,9 @@ import { CONNECTOR_HEALTH_STATUSES, CONNECTOR_TYPES, TARGET_SYSTEM_PATTERN } fro
 
 /** Connectors: the adapters that execute approved intents (contract §8). */
 
+// A config is open: contract §4.1 exempts it from the unknown-field rule, and the service ignores
+// (and does not store) members its type does not know. The service checks it by its `type`.
+
 /** `config` of an `http` connector: where it posts, where it checks health, and secret headers. */
 export const HttpConnectorConfig = Type.Object(
   {
@@ -16,7 +19,7 @@ export const HttpConnectorConfig = Type.Object(
       }),
     ),
   },
-  Closed,
+  { description: 'Other members are ignored' },
 );
 
 /** `config` of a `github` connector: the token (sealed, never returned) and the REST API root. */
@@ -25,11 +28,11 @@ export const GithubConnectorConfig = Type.Object(
     token: Type.String({ minLength: 1, maxLength: 1024 }),
     baseUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'Default https://api.github.com' })),
   },
-  Closed,
+  { description: 'Other members are ignored' },
 );
 
 /** `config` of a `noop` connector: nothing. */
-export const NoopConnectorConfig = Type.Object({}, Closed);
+export const NoopConnectorConfig = Type.Object({}, { description: 'Members are ignored' });
 
 export const ConnectorCreateRequest = Type.Object(
   {

@@ -204,12 +204,51 @@ for (const engine of ENGINES) {
       for (const [payload, path] of cases) {
         const error = assertError(await create(admin, payload), 400, 'VALIDATION_ERROR');
         const issues = (error.details?.issues ?? []) as Array<{ path: string }>;
+        // Only the field at fault (or the object holding it): a config is checked by its type alone,
+        // so no issue names a member of another type's config.
         assert.ok(
-          issues.some((issue) => issue.path === path || issue.path.startsWith(path)),
+          issues.length > 0 &&
+            issues.every((issue) => issue.path.startsWith(path) || path.startsWith(issue.path)),
           `${JSON.stringify(payload)} → ${JSON.stringify(issues)}`,
         );
       }
       assert.equal((await list(owner)).length, 2, 'nothing was created');
+    });
+
+    it('ignores config members the type does not know, and stores none of them (contract §4.1)', async () => {
+      const made: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+        [
+          'http',
+          { url: 'https://deploy.example.test/extra', timeoutMs: 5, future: { nested: true } },
+          { url: 'https://deploy.example.test/extra', healthUrl: null },
+        ],
+        ['github', { token: 'ghp_extra_members', owner: 'acme', url: 'https://x.example' }, {}],
+        ['noop', { anything: 1 }, {}],
+      ];
+      for (const [type, config, shown] of made) {
+        const targetSystem = `acme/extra-${type}`;
+        const res = await create(admin, { type, name: `extra ${type}`, targetSystem, config });
+        assert.equal(res.statusCode, 201, res.body);
+        const body = res.json() as { id: string; config: Record<string, unknown> };
+        if (type === 'github') assert.equal(body.config.baseUrl, 'https://api.github.com');
+        else assert.deepEqual(body.config, shown);
+        const row = await t.storage.db
+          .selectFrom('connectors')
+          .selectAll()
+          .where('id', '=', body.id)
+          .executeTakeFirstOrThrow();
+        const stored = JSON.stringify(row);
+        for (const member of ['timeoutMs', 'future', 'nested', 'owner', 'x.example', 'anything']) {
+          assert.ok(!stored.includes(member), `${member} was stored: ${stored}`);
+        }
+        assert.ok(!(await chainText('acme')).includes('future'), 'nor written to the chain');
+        const removed = await t.app.inject({
+          method: 'DELETE',
+          url: `/connectors/${body.id}`,
+          headers: admin,
+        });
+        assert.equal(removed.statusCode, 204, removed.body);
+      }
     });
 
     it('refuses private, loopback and link-local targets unless the operator opened them', async () => {
