@@ -30,12 +30,35 @@ export async function withVerdict(out: NodeJS.WritableStream, verify: () => Prom
   }
 }
 
+/** How long a key URL may take to answer, its body included. */
+const KEY_FETCH_TIMEOUT_MS = 30_000;
+
+/**
+ * The body of a key URL. A URL that cannot be read (refused, unresolvable, too slow, redirected, a
+ * status other than 2xx) is bad input, exit 2, like a file that cannot be read: it says nothing
+ * about the receipt or export, so it must not pass for an invalid one (exit 1).
+ */
+async function fetchKeyText(source: string): Promise<string> {
+  try {
+    const response = await fetch(source, {
+      redirect: 'error',
+      signal: AbortSignal.timeout(KEY_FETCH_TIMEOUT_MS),
+    });
+    if (!response.ok) throw new VerifyInputError(`${source} answered ${response.status}`);
+    return await response.text();
+  } catch (error) {
+    if (error instanceof VerifyInputError) throw error;
+    const cause = (error as Error).cause;
+    const why =
+      cause instanceof Error ? `${(error as Error).message} (${cause.message})` : (error as Error).message;
+    throw new VerifyInputError(`cannot read ${source}: ${why}`);
+  }
+}
+
 async function loadJwksSource(source: string): Promise<JWK[]> {
   let text: string;
   if (/^https?:\/\//.test(source)) {
-    const response = await fetch(source, { redirect: 'error' });
-    if (!response.ok) throw new VerifyInputError(`${source} answered ${response.status}`);
-    text = await response.text();
+    text = await fetchKeyText(source);
   } else {
     try {
       text = readFileSync(source, 'utf8');
@@ -88,9 +111,7 @@ export async function loadNoteKey(
 ): Promise<VerifierKey> {
   let text: string;
   if (/^https?:\/\//.test(source)) {
-    const response = await fetch(source, { redirect: 'error' });
-    if (!response.ok) throw new VerifyInputError(`${source} answered ${response.status}`);
-    text = await response.text();
+    text = await fetchKeyText(source);
   } else if (existsSync(source)) {
     try {
       text = readFileSync(source, 'utf8');

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { appendEvents } from '../helpers/audit.js';
+import { freePort } from '../helpers/free-port.js';
 import { recordIntent } from '../helpers/intents.js';
 
 const CLI = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
@@ -182,6 +183,20 @@ describe('authority receipt verify and chain verify', () => {
     );
     assert.equal(badUrl.status, 2);
     assert.match(badUrl.stdout, /^INVALID: .*answered 404/);
+
+    // A key URL that cannot be reached says nothing about the receipt: bad input (2), not invalid (1).
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const unreachable = await Promise.all([
+      cli('receipt', 'verify', receiptFile, '--jwks', `${nowhere}/jwks.json`, '--log-key', logKeyFile),
+      cli('receipt', 'verify', receiptFile, '--jwks', jwksFile, '--log-key', `${nowhere}/log-key`),
+    ]);
+    for (const [run, url] of [
+      [unreachable[0], `${nowhere}/jwks.json`],
+      [unreachable[1], `${nowhere}/log-key`],
+    ] as const) {
+      assert.equal(run.status, 2, run.stdout);
+      assert.ok(run.stdout.startsWith(`INVALID: cannot read ${url}: fetch failed (`), run.stdout);
+    }
   });
 
   it('verifies an export with checkpoint signatures, and finds an altered entry', async () => {
@@ -192,6 +207,14 @@ describe('authority receipt verify and chain verify', () => {
     const exportFile = path.join(dir, 'export.ndjson');
     writeFileSync(exportFile, exportText);
     const jwksFile = path.join(dir, 'jwks.json');
+
+    const nowhere = `http://127.0.0.1:${await freePort()}/jwks.json`;
+    const unreachable = await cli('chain', 'verify', exportFile, '--jwks', nowhere);
+    assert.equal(unreachable.status, 2, unreachable.stdout);
+    assert.match(
+      unreachable.stdout,
+      /^INVALID: cannot read http:\/\/127\.0\.0\.1:\d+\/jwks\.json: fetch failed/,
+    );
 
     const ok = await cli('chain', 'verify', exportFile, '--jwks', jwksFile);
     assert.equal(ok.status, 0, ok.stdout + ok.stderr);
