@@ -8,6 +8,7 @@ import {
 } from '@authority-runtime/sdk';
 import { Command } from 'commander';
 import { type LogVerifyOptions, logVerify } from './log-verify.js';
+import { USAGE_ERROR_AS_VERDICT } from './verdict-output.js';
 import { loadLogKey, withVerdict } from './verify-commands.js';
 
 /** What the monitor keeps between runs: the last checkpoint it verified. */
@@ -167,6 +168,7 @@ export function logCommand(): Command {
       '--proof <file>',
       'the consistency proof between them: GET /audit/:tenantId/proof/consistency?from=&to=',
     )
+    .configureOutput(USAGE_ERROR_AS_VERDICT)
     .action(async (file: string, options: LogVerifyOptions) => {
       await withVerdict(process.stdout, () => logVerify(file, options, process.stdout));
     });

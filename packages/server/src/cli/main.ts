@@ -10,6 +10,7 @@ import type { GlobalFlags } from './context.js';
 import { gatewayCommand } from './gateway.js';
 import { logCommand } from './log-monitor.js';
 import { PolicyTestInputError } from './policy-input-error.js';
+import { USAGE_ERROR_AS_VERDICT } from './verdict-output.js';
 import { witnessCommand } from './witness.js';
 
 // Each command loads the modules it needs when it runs, so that `authority receipt verify` does not
@@ -260,6 +261,7 @@ receipt
     '--log-key <key|file|url>',
     "the tenant's log verifier key (GET /.well-known/authority/:tenantId/log-key), a file holding it or its URL; required for version-2 receipts",
   )
+  .configureOutput(USAGE_ERROR_AS_VERDICT)
   .action(async (file: string, options: { jwks: string[]; logKey?: string }) => {
     const { receiptVerify, withVerdict } = await import('./verify-commands.js');
     await withVerdict(process.stdout, () =>
@@ -272,6 +274,7 @@ chain
   .command('verify <file>')
   .description('verify an NDJSON export (GET /audit/:tenantId/export) offline; exit 0 valid, 1 invalid')
   .option('--jwks <sources...>', 'JWK set files or URLs to check checkpoint signatures against')
+  .configureOutput(USAGE_ERROR_AS_VERDICT)
   .action(async (file: string, options: { jwks?: string[] }) => {
     const { chainVerify, withVerdict } = await import('./verify-commands.js');
     await withVerdict(process.stdout, () =>

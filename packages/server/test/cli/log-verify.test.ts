@@ -172,5 +172,8 @@ describe('authority log verify', () => {
     const unreadable = await cli(path.join(dir, 'nope.txt'), '--log-key', keyFile);
     assert.equal(unreadable.status, 2, unreadable.stdout);
     assert.match(unreadable.stdout, /^INVALID: cannot read checkpoint/);
+    const usage = await cli(newer);
+    assert.equal(usage.status, 2, usage.stdout);
+    assert.match(usage.stdout, /^INVALID: required option '--log-key <key\|file\|url>' not specified/);
   });
 });

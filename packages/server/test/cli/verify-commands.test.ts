@@ -184,6 +184,21 @@ describe('authority receipt verify and chain verify', () => {
     assert.equal(badUrl.status, 2);
     assert.match(badUrl.stdout, /^INVALID: .*answered 404/);
 
+    // Usage errors are verdicts too: the first word is INVALID, the exit code 2.
+    const usage = await Promise.all([
+      cli('receipt', 'verify', receiptFile, '--log-key', logKeyFile),
+      cli('chain', 'verify'),
+      cli('receipt', 'verify', receiptFile, '--jwks', jwksFile, '--unknown'),
+    ]);
+    for (const [run, said] of [
+      [usage[0], /^INVALID: required option '--jwks <sources\.\.\.>' not specified/],
+      [usage[1], /^INVALID: missing required argument 'file'/],
+      [usage[2], /^INVALID: unknown option '--unknown'/],
+    ] as const) {
+      assert.equal(run.status, 2, run.stdout);
+      assert.match(run.stdout, said);
+    }
+
     // A key URL that cannot be reached says nothing about the receipt: bad input (2), not invalid (1).
     const nowhere = `http://127.0.0.1:${await freePort()}`;
     const unreachable = await Promise.all([
