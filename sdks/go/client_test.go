@@ -552,3 +552,20 @@ func TestWaitForApprovalAnswersEscalatedAtItsTimeoutWhileTheServiceHangs(t *test
 		t.Fatal("the caller's cancellation is an error, not ESCALATED")
 	}
 }
+
+func TestServiceURLKeepsOneV1(t *testing.T) {
+	cases := [][3]string{
+		{"https://authority.example.com/v1/", "/intent/abc", "https://authority.example.com/v1/intent/abc"},
+		{"https://authority.example.com/v1", "/v1/physical/classify", "https://authority.example.com/v1/physical/classify"},
+		{"https://authority.example.com/v1/", "/v1/physical/classify", "https://authority.example.com/v1/physical/classify"},
+		{"https://authority.example.com", "/v1/physical/classify", "https://authority.example.com/v1/physical/classify"},
+		{"https://authority.example.com/", "/intent/abc", "https://authority.example.com/intent/abc"},
+		{"https://authority.example.com/v1", "/v10/x", "https://authority.example.com/v1/v10/x"},
+	}
+	for _, c := range cases {
+		got, err := serviceURL(c[0], c[1])
+		if err != nil || got != c[2] {
+			t.Errorf("serviceURL(%q, %q) = %q, %v; want %q", c[0], c[1], got, err, c[2])
+		}
+	}
+}

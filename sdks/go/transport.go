@@ -18,13 +18,19 @@ import (
 
 const userAgent = "authority-runtime-go/0.1.0"
 
-// serviceURL joins the base URL (trailing slashes dropped, a /v1 suffix kept) and a path.
+// serviceURL joins the base URL (trailing slashes dropped, a /v1 suffix kept) and a path. A path
+// that starts with /v1 does not repeat the suffix: the service strips one /v1, so a base URL
+// ending in /v1 and a documented /v1/physical/... path would otherwise meet as /v1/v1/... (404).
 func serviceURL(base, path string) (string, error) {
 	parsed, err := url.Parse(base)
 	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 		return "", fmt.Errorf("%w: the base URL must be an http(s) URL", ErrInvalidArgument)
 	}
-	return strings.TrimRight(base, "/") + path, nil
+	root := strings.TrimRight(base, "/")
+	if strings.HasSuffix(strings.TrimRight(parsed.Path, "/"), "/v1") && (path == "/v1" || strings.HasPrefix(path, "/v1/")) {
+		path = strings.TrimPrefix(path, "/v1")
+	}
+	return root + path, nil
 }
 
 // noRedirectClient follows no redirect: the API key must never go to another host.
