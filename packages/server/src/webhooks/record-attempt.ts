@@ -14,6 +14,9 @@ export type AttemptRecord =
   | { status: 'dead'; statusCode: number | null; error: string }
   | { status: 'gone'; statusCode: 410 };
 
+/** The lease ran out before the attempt could be recorded: nothing of it is kept. */
+class LeaseLost extends Error {}
+
 /**
  * Records an attempt under the lease it was made under; a worker whose lease ran out (another one
  * may have sent the delivery since) records nothing and gets `false`. A 410 also disables the
@@ -35,35 +38,51 @@ export async function recordAttempt(
   };
   if (record.status !== 'gone') return deliveryRepository.recordAttempt(storage.db, delivery, attempt);
 
-  return storage.writeTransaction(async (trx) => {
-    if (!(await deliveryRepository.recordAttempt(trx, delivery, attempt))) return false;
-    const disabled = await endpointRepository.disableIfActive(trx, delivery.tenantId, delivery.endpointId, {
-      reason: 'the receiver answered 410 Gone',
-      now,
-    });
-    if (disabled) {
-      await chainRepository.append(
-        trx,
-        delivery.tenantId,
-        [
-          {
-            correlationId: uuidv7(),
-            intentId: null,
-            actorId: 'webhook-delivery',
-            actorType: 'system',
-            eventType: 'webhook.disabled',
-            payload: {
-              webhookId: delivery.endpointId,
-              url: withoutQuery(delivery.url),
-              deliveryId: delivery.id,
-              eventId: delivery.payload.eventId,
-              statusCode: 410,
-            },
-          },
-        ],
+  try {
+    return await storage.writeTransaction(async (trx) => {
+      const disabled = await endpointRepository.disableIfActive(trx, delivery.tenantId, delivery.endpointId, {
+        reason: 'the receiver answered 410 Gone',
         now,
-      );
-    }
-    return true;
-  });
+      });
+      // The 410 that disables the endpoint ends its delivery. A delivery sent alongside it (the same
+      // batch, or another instance) finds the endpoint disabled already: it waits with the rest of
+      // the queue, and resumes when the endpoint is re-enabled (docs/webhooks.md).
+      const recorded = disabled
+        ? attempt
+        : {
+            ...attempt,
+            status: 'retrying',
+            last_error: 'HTTP 410; the endpoint is disabled',
+            next_attempt_at: now,
+          };
+      if (!(await deliveryRepository.recordAttempt(trx, delivery, recorded))) throw new LeaseLost();
+      if (disabled) {
+        await chainRepository.append(
+          trx,
+          delivery.tenantId,
+          [
+            {
+              correlationId: uuidv7(),
+              intentId: null,
+              actorId: 'webhook-delivery',
+              actorType: 'system',
+              eventType: 'webhook.disabled',
+              payload: {
+                webhookId: delivery.endpointId,
+                url: withoutQuery(delivery.url),
+                deliveryId: delivery.id,
+                eventId: delivery.payload.eventId,
+                statusCode: 410,
+              },
+            },
+          ],
+          now,
+        );
+      }
+      return true;
+    });
+  } catch (error) {
+    if (error instanceof LeaseLost) return false;
+    throw error;
+  }
 }

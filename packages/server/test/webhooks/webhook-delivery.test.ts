@@ -266,6 +266,42 @@ for (const engine of ENGINES) {
       assert.equal(JSON.parse(requests()[1]?.rawBody ?? '{}').eventId, second.eventId);
     });
 
+    it('a 410 to deliveries sent together ends only the one that disabled the endpoint; the others wait for it', async () => {
+      const { headers, endpoint, requests } = await tenantWithEndpoint('gone-batch');
+      receiver.respond(({ path }) => (path === '/gone-batch' ? 410 : 204));
+      const queued: string[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        queued.push(...(await enqueueDecision(t, 'gone-batch')).deliveryIds);
+        t.clock.advance(1);
+      }
+      const worker = testWorker(t, { batchSize: 3 });
+      assert.equal(await worker.runOnce(), 3);
+      assert.equal(requests().length, 3, 'the three were sent in one batch');
+      const rows = await Promise.all(queued.map((id) => deliveryRow(t, 'gone-batch', id)));
+      assert.deepEqual(rows.map((row) => row.status).sort(), ['dead', 'retrying', 'retrying']);
+      assert.ok(rows.every((row) => row.last_status_code === 410));
+      const disabledEntries = await t.storage.db
+        .selectFrom('audit_entries')
+        .select('event_type')
+        .where('tenant_id', '=', 'gone-batch')
+        .where('event_type', '=', 'webhook.disabled')
+        .execute();
+      assert.equal(disabledEntries.length, 1, 'one disable, one audit entry');
+      assert.equal(await worker.runOnce(), 0, 'nothing is sent to the disabled endpoint');
+
+      receiver.respond(() => 204);
+      const enabled = await t.app.inject({
+        method: 'PATCH',
+        url: `/webhooks/${endpoint.id}`,
+        headers,
+        payload: { status: 'active' },
+      });
+      assert.equal(enabled.statusCode, 200);
+      assert.equal(await worker.runOnce(), 2);
+      const after = await Promise.all(queued.map((id) => deliveryRow(t, 'gone-batch', id)));
+      assert.deepEqual(after.map((row) => row.status).sort(), ['dead', 'succeeded', 'succeeded']);
+    });
+
     it('a timeout or a redirect is a failed attempt; redirects are not followed', async () => {
       const { requests } = await tenantWithEndpoint('slow');
       receiver.respond(({ path }) => (path === '/slow' ? (requests().length === 0 ? 'hang' : 302) : 204));
