@@ -7,6 +7,7 @@ import unittest
 from typing import Any
 
 from authority_runtime import AuthorityApiError, AuthorityClient
+from authority_runtime._http import Transport
 from authority_runtime.retry import backoff_delay, retry_after_seconds
 
 from .stub_server import StubServer, Trickle
@@ -125,6 +126,53 @@ class RetryPolicy(unittest.TestCase):
             submit(AuthorityClient(url, "acme", "k", max_attempts=2, timeout=2))
         self.assertEqual((caught.exception.status, caught.exception.code), (0, "NETWORK_ERROR"))
         self.assertTrue(caught.exception.retryable)
+
+    def test_a_call_that_would_act_twice_is_repeated_only_when_it_was_not_processed(self) -> None:
+        # An approval or a new key after a lost answer or a 5xx may already have happened: repeating
+        # it would answer 409 for an approval that took effect, or make a second key.
+        approved = {"intentId": "i-1", "status": "APPROVED_AFTER_REVIEW"}
+        for failure in (None, (503, {}, envelope("SERVICE_UNAVAILABLE")), (500, {}, envelope("INTERNAL"))):
+            with StubServer([failure, failure]) as server:
+                client = AuthorityClient(server.url, "acme", "k")
+                with self.assertRaises(AuthorityApiError) as caught:
+                    client.decide_approval("i-1", "approve", "reviewed the diff")
+                self.assertTrue(caught.exception.retryable)
+                with self.assertRaises(AuthorityApiError):
+                    client.create_api_key("ci", "auditor")
+            self.assertEqual(len(server.seen), 2, f"one request each after {failure!r}")
+        limited = (429, {"retry-after": "0"}, envelope("rate_limited"))
+        with StubServer([limited, (200, {}, approved), limited, (201, {}, {"id": "k-1", "key": "s"})]) as server:
+            client = AuthorityClient(server.url, "acme", "k")
+            self.assertEqual(client.decide_approval("i-1", "approve", "ok")["status"], "APPROVED_AFTER_REVIEW")
+            self.assertEqual(client.create_api_key("ci", "auditor")["id"], "k-1")
+        self.assertEqual(len(server.seen), 4, "a 429 proves the call was not processed")
+        with StubServer([]) as server:
+            url = server.url
+        with self.assertRaises(AuthorityApiError) as refused:
+            AuthorityClient(url, "acme", "k", max_attempts=3).decide_approval("i-1", "approve", "ok")
+        self.assertEqual(refused.exception.code, "NETWORK_ERROR")
+
+    def test_a_connection_that_could_not_be_opened_is_retried_for_any_call(self) -> None:
+        waits: list[float] = []
+        with StubServer([]) as server:
+            url = server.url
+        transport = Transport(url, "acme", "k", timeout=2, max_attempts=3, sleep=waits.append)
+        with self.assertRaises(AuthorityApiError) as caught:
+            transport.request("POST", "/authority/approval", {"intentId": "i-1"})
+        self.assertEqual(caught.exception.code, "NETWORK_ERROR")
+        self.assertEqual(len(waits), 2, "refused three times, nothing was sent: three attempts")
+
+    def test_reads_and_calls_that_change_nothing_when_repeated_are_retried_after_a_5xx(self) -> None:
+        report = {"valid": True, "length": 3}
+        goal = {"schema": "robot.manipulation", "verb": "move", "parameters": {}}
+        classified = {"oiCode": "OI-1502"}
+        with StubServer(
+            [None, (200, {}, report), (503, {}, envelope("SERVICE_UNAVAILABLE")), (200, {}, classified)]
+        ) as server:
+            client = AuthorityClient(server.url, "acme", "k")
+            self.assertEqual(client.verify_chain()["valid"], True)
+            self.assertEqual(client.classify(goal), classified)
+        self.assertEqual(len(server.seen), 4)
 
     def test_a_truncated_answer_is_a_network_error_and_retried(self) -> None:
         truncated = (200, {"content-length": "500"}, {"status": "ESCALATED"})

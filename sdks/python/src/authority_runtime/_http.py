@@ -15,7 +15,7 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.message import Message
-from typing import Any
+from typing import Any, Literal
 
 from ._canonical import parse_json
 from .errors import AuthorityApiError
@@ -210,10 +210,27 @@ def _envelope_error(status: int, body: Any, request_id: str | None, text: str) -
     )
 
 
+Retry = Literal["safe", "unprocessed"]
+"""Which failures a call may repeat. ``safe``: every retryable status, network failure and timeout
+(reads, ``PUT`` and ``DELETE``, calls with an ``Idempotency-Key``, calls whose repetition changes
+nothing). ``unprocessed``: only a 429 and a connection that could not be opened, the failures that
+prove the request was not processed, for calls that would act twice (an approval, a new key)."""
+
+_REPEATABLE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+
+
+def _not_sent(error: BaseException | None) -> bool:
+    """Whether a transport failure proves the request never reached the service: the connection
+    was refused, or the host name did not resolve."""
+    reason = getattr(error, "reason", error)
+    return isinstance(reason, (ConnectionRefusedError, socket.gaierror))
+
+
 class Transport:
     """Sends one logical request, retrying 429 (after ``retry-after``), 500, 502, 503, 504 and
-    network errors with exponential backoff and full jitter, up to ``max_attempts`` attempts.
-    Every attempt carries the same body and the same ``Idempotency-Key``."""
+    network errors with exponential backoff and full jitter, up to ``max_attempts`` attempts, as
+    its :data:`Retry` mode allows. Every attempt carries the same body and the same
+    ``Idempotency-Key``."""
 
     def __init__(
         self,
@@ -257,6 +274,7 @@ class Transport:
         text: bool = False,
         empty: bool = False,
         deadline: float | None = None,
+        retry: Retry | None = None,
     ) -> Response:
         """The answer of a 2xx, or of an error status listed in ``results`` whose body is not the
         error envelope (a DENIED decision, say); raises :class:`AuthorityApiError` otherwise. With
@@ -264,7 +282,11 @@ class Transport:
         ``empty``, a 2xx without a body (``204 No Content``) has the body ``None`` rather than
         being ``INVALID_RESPONSE``. Each attempt, the whole answer read, takes at most ``timeout``
         seconds (``TIMEOUT`` otherwise). With ``deadline`` (a ``time.monotonic()`` instant), every
-        attempt and wait ends by then: past it the call raises ``TIMEOUT`` rather than retry."""
+        attempt and wait ends by then: past it the call raises ``TIMEOUT`` rather than retry.
+        ``retry`` defaults to ``safe`` for reads, ``PUT``, ``DELETE`` and calls with an
+        ``idempotency_key``, and to ``unprocessed`` for any other ``POST`` or ``PATCH``."""
+        if retry is None:
+            retry = "safe" if method.upper() in _REPEATABLE_METHODS or idempotency_key is not None else "unprocessed"
         url = service_url(self.base_url, path, query)
         data = None if body is None else json.dumps(body, allow_nan=False).encode("utf-8")
         headers = {"accept": "text/plain" if text else "application/json", "user-agent": USER_AGENT}
@@ -287,6 +309,8 @@ class Transport:
                 return self._attempt(method, url, data, headers, results, text, empty, timeout)
             except AuthorityApiError as error:
                 if not error.retryable or attempt >= self._max_attempts:
+                    raise
+                if retry == "unprocessed" and error.status != 429 and not _not_sent(error.__cause__):
                     raise
                 wait = backoff_delay(attempt, self._random)
                 if error.retry_after is not None:

@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ._http import Transport
+from ._http import Retry, Transport
 from ._note import ED25519_KEY_TYPE, parse_verifier_key
 from .decision import Decision, PhysicalDecision
 from .errors import AuthorityApiError
@@ -72,14 +72,15 @@ class AuthorityClient:
     ) -> Any:
         """Any other route of the API, with the same headers, retries and errors: the parsed JSON
         answer of a 2xx, or ``None`` for a 2xx without a body (``204 No Content``: a deletion, for
-        example). ``path`` starts with ``/`` (``/v1`` is optional, the service strips it; with a
+        example). A ``POST`` or ``PATCH`` without ``idempotency_key`` is repeated only after a 429
+        or a connection that could not be opened: it might act twice. ``path`` starts with ``/`` (``/v1`` is optional, the service strips it; with a
         ``base_url`` ending in ``/v1`` it is not repeated)."""
         answer = self._transport.request(method, path, body, query=query, idempotency_key=idempotency_key, empty=True)
         return answer.body
 
-    def _json(self, method: str, path: str, body: Any = None) -> Any:
+    def _json(self, method: str, path: str, body: Any = None, retry: Retry | None = None) -> Any:
         """A route whose 2xx answer is a JSON document; an answer without one is ``INVALID_RESPONSE``."""
-        return self._transport.request(method, path, body).body
+        return self._transport.request(method, path, body, retry=retry).body
 
     # Intents ---------------------------------------------------------------------------------
 
@@ -186,7 +187,7 @@ class AuthorityClient:
             body["from"] = from_index
         if to_index is not None:
             body["to"] = to_index
-        result: dict[str, Any] = self._json("POST", "/audit/verify-chain", body)
+        result: dict[str, Any] = self._json("POST", "/audit/verify-chain", body, retry="safe")
         return result
 
     def jwks(self) -> dict[str, Any]:
@@ -236,7 +237,7 @@ class AuthorityClient:
 
     def classify(self, goal: Mapping[str, Any]) -> dict[str, Any]:
         """``POST /v1/physical/classify``: the open-intent code of a structured goal; no token."""
-        result: dict[str, Any] = self._json("POST", "/v1/physical/classify", {"goal": dict(goal)})
+        result: dict[str, Any] = self._json("POST", "/v1/physical/classify", {"goal": dict(goal)}, retry="safe")
         return result
 
     def issue_physical_token(self, request: Mapping[str, Any], idempotency_key: str | None = None) -> PhysicalDecision:
