@@ -28,7 +28,9 @@ type Options struct {
 // (honouring retry-after), 500, 502, 503, 504 and network errors with exponential backoff and full
 // jitter, up to MaxAttempts attempts in all; 400, 401, 403, 404 and 409 are final. SubmitIntent
 // and FetchToken send one Idempotency-Key per call that every retry reuses, so retries never make
-// two decisions. Anything that is not a decision is an *APIError; AUTHORITY_LOOP_FAILED and every
+// two decisions; a call that would act twice without one (DecideApproval, CreateAPIKey, a POST or
+// PATCH through Do) is retried only after a 429 or a connection that could not be opened.
+// Anything that is not a decision is an *APIError; AUTHORITY_LOOP_FAILED and every
 // other failure never yield a token. Safe for concurrent use.
 type Client struct {
 	// BaseURL is the service's address, as given to NewClient.

@@ -569,3 +569,59 @@ func TestServiceURLKeepsOneV1(t *testing.T) {
 		}
 	}
 }
+
+// An approval or a new key after a lost answer or a 5xx may already have happened: repeating it
+// would answer 409 for an approval that took effect, or make a second key.
+func TestCallsThatWouldActTwiceAreRepeatedOnlyWhenNotProcessed(t *testing.T) {
+	for _, failure := range []func(http.ResponseWriter, *http.Request){
+		hangUp, reply(503, envelope("SERVICE_UNAVAILABLE")), reply(500, envelope("INTERNAL")),
+	} {
+		s := newScripted(t, failure, failure, failure)
+		client, err := NewClient(s.server.URL, "acme", "service_live_x", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		_, approveErr := client.DecideApproval(ctx, "i-1", "approve", "reviewed the diff")
+		_, keyErr := client.CreateAPIKey(ctx, "ci", "auditor")
+		_, doErr := client.Do(ctx, http.MethodPost, "/webhooks", map[string]any{"url": "https://x.example"})
+		var apiErr *APIError
+		for _, got := range []error{approveErr, keyErr, doErr} {
+			if !errors.As(got, &apiErr) || !apiErr.Retryable {
+				t.Fatalf("%#v", got)
+			}
+		}
+		if len(s.seen) != 3 {
+			t.Fatalf("%d requests for 3 calls", len(s.seen))
+		}
+	}
+	limited := reply(429, envelope("rate_limited"), "retry-after", "0")
+	s := newScripted(t, limited, reply(200, map[string]any{"status": "APPROVED_AFTER_REVIEW"}))
+	client, err := NewClient(s.server.URL, "acme", "service_live_x", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.DecideApproval(context.Background(), "i-1", "approve", "ok"); err != nil || len(s.seen) != 2 {
+		t.Fatalf("%v after %d requests: a 429 proves the call was not processed", err, len(s.seen))
+	}
+}
+
+func TestARefusedConnectionIsRetriedForAnyCall(t *testing.T) {
+	s := newScripted(t)
+	url := s.server.URL
+	s.server.Close()
+	client, err := NewClient(url, "acme", "service_live_x", Options{MaxAttempts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waits := 0
+	client.t.sleep = func(context.Context, time.Duration) error {
+		waits++
+		return nil
+	}
+	_, err = client.DecideApproval(context.Background(), "i-1", "approve", "ok")
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != "NETWORK_ERROR" || waits != 2 {
+		t.Fatalf("%#v after %d waits; want three attempts", err, waits)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -95,9 +96,29 @@ type call struct {
 	anyJSON bool
 }
 
+// repeatable says whether a call may be sent again after any retryable failure: a read, a PUT or
+// a DELETE, or a call with an Idempotency-Key. Any other call (an approval, a new API key) might
+// act twice, so it is sent again only after a failure that proves it was not processed.
+func (c call) repeatable() bool {
+	switch c.method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return c.idempotencyKey != ""
+}
+
+// unprocessed says whether a failure proves the service did not process the request: a 429, or
+// a connection that could not be opened (refused, or a host name that does not resolve).
+func unprocessed(failure *APIError) bool {
+	var dnsErr *net.DNSError
+	return failure.Status == http.StatusTooManyRequests ||
+		errors.Is(failure.cause, syscall.ECONNREFUSED) || errors.As(failure.cause, &dnsErr)
+}
+
 // do sends one logical request, retrying 429 (after retry-after), 500, 502, 503, 504 and network
 // errors with exponential backoff and full jitter, up to maxAttempts attempts; every attempt
-// carries the same body and Idempotency-Key.
+// carries the same body and Idempotency-Key. A call that is not repeatable is retried only after
+// a failure that proves it was not processed.
 func (t *transport) do(ctx context.Context, c call) (*response, error) {
 	target, err := serviceURL(t.baseURL, c.path)
 	if err != nil {
@@ -118,6 +139,9 @@ func (t *transport) do(ctx context.Context, c call) (*response, error) {
 			return answer, nil
 		}
 		if !apiErr.Retryable || attempt >= t.maxAttempts || ctx.Err() != nil {
+			return nil, apiErr
+		}
+		if !c.repeatable() && !unprocessed(apiErr) {
 			return nil, apiErr
 		}
 		wait := backoffDelay(attempt, t.jitter())
