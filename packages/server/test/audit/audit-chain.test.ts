@@ -71,6 +71,19 @@ for (const engine of ENGINES) {
       const result = await verify({ from: 1, to: 3 });
       assert.equal(result.valid, true);
       assert.equal(result.length, 3);
+      assert.equal((await verify({ from: 2, to: 2 })).length, 1);
+      const reversed = await t.app.inject({
+        method: 'POST',
+        url: '/audit/verify-chain',
+        headers,
+        payload: { from: 3, to: 1 },
+      });
+      assert.equal(reversed.statusCode, 400, reversed.body);
+      assert.equal(reversed.json().error.code, 'VALIDATION_ERROR');
+      assert.deepEqual(
+        reversed.json().error.details.issues.map((issue: { path: string }) => issue.path),
+        ['/to'],
+      );
     });
 
     it('another tenant sees only its own (empty) chain, and cannot read ours by path', async () => {

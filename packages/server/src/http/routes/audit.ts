@@ -1,6 +1,7 @@
 import { WIRE_ROUTES } from '@authority-runtime/sdk/wire';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AuditService } from '../../audit/audit-service.js';
+import { AppError } from '../../errors/app-error.js';
 import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
 import { wireSchema } from '../wire-schema.js';
@@ -13,9 +14,14 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService }> = a
       schema: wireSchema(WIRE_ROUTES.verifyChain),
     },
     async (request) => {
+      const { from, to } = request.body;
+      if (from !== undefined && to !== undefined && from > to) {
+        const message = `to (${to}) is below from (${from}): the range is inclusive, from ≤ to`;
+        throw new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/to', message }] });
+      }
       const { newBreak: _recorded, ...result } = await audit.verifyChain(principalOf(request).tenantId, {
-        from: request.body.from,
-        to: request.body.to,
+        from,
+        to,
       });
       return result;
     },
