@@ -116,6 +116,14 @@ class RetryPolicy(unittest.TestCase):
         self.assertEqual(len(server.seen), 1)
         self.assertEqual((caught.exception.status, caught.exception.retry_after), (429, 3600.0))
 
+    def test_an_idempotency_key_the_service_would_refuse_is_refused_before_sending(self) -> None:
+        with StubServer([]) as server:
+            client = AuthorityClient(server.url, "acme", "k")
+            for key in ("with space", "line\nbreak", "k" * 256, "clé"):
+                with self.subTest(key=key), self.assertRaises(ValueError):
+                    submit(client, idempotency_key=key)
+            self.assertEqual(server.seen, [], "nothing was sent")
+
     def test_network_errors_are_retried_then_reported_with_status_0(self) -> None:
         with StubServer([None, (202, {}, intent_response("ESCALATED", escalationId="e"))]) as server:
             self.assertEqual(submit(AuthorityClient(server.url, "acme", "k")).verdict, "ESCALATE")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import re
 import socket
 import threading
 import time
@@ -217,6 +218,7 @@ nothing). ``unprocessed``: only a 429 and a connection that could not be opened,
 prove the request was not processed, for calls that would act twice (an approval, a new key)."""
 
 _REPEATABLE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+_IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
 
 def _not_sent(error: BaseException | None) -> bool:
@@ -285,6 +287,8 @@ class Transport:
         attempt and wait ends by then: past it the call raises ``TIMEOUT`` rather than retry.
         ``retry`` defaults to ``safe`` for reads, ``PUT``, ``DELETE`` and calls with an
         ``idempotency_key``, and to ``unprocessed`` for any other ``POST`` or ``PATCH``."""
+        if idempotency_key is not None and not _IDEMPOTENCY_KEY.fullmatch(idempotency_key):
+            raise ValueError("idempotency_key must be 1 to 255 visible ASCII characters (the service refuses others)")
         if retry is None:
             retry = "safe" if method.upper() in _REPEATABLE_METHODS or idempotency_key is not None else "unprocessed"
         url = service_url(self.base_url, path, query)
