@@ -117,11 +117,12 @@ export const INTENT_ROUTES = {
     method: 'GET',
     path: '/intent/:id/evidence-bundle',
     tag: 'intents',
-    summary: "The intent's audit entries with an integrity hash and the tenant's HMAC signature",
+    summary:
+      "The intent's audit entries with an integrity hash and the tenant's HMAC signature (409 chain_broken when an entry no longer matches its hash)",
     security: 'tenant',
     schema: {
       params: IdParams,
-      response: { 200: EvidenceBundle, ...tenantErrors },
+      response: { 200: EvidenceBundle, ...conflictErrors },
     },
   }),
   getReceipt: route({

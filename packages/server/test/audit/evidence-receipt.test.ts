@@ -66,6 +66,36 @@ for (const engine of ENGINES) {
       assert.notEqual(bundle.signature, forged);
     });
 
+    it('signs no evidence bundle over an entry altered where it is stored (409 chain_broken)', async () => {
+      const tamperedHeaders = await t.ownerHeaders('tampered');
+      const { intentId } = await recordIntent(t.storage, t.services, t.clock(), {
+        tenantId: 'tampered',
+        decision: 'APPROVED',
+      });
+      const url = `/intent/${intentId}/evidence-bundle`;
+      assert.equal((await t.app.inject({ method: 'GET', url, headers: tamperedHeaders })).statusCode, 200);
+      const row = await t.storage.db
+        .selectFrom('audit_entries')
+        .select(['idx', 'canonical'])
+        .where('tenant_id', '=', 'tampered')
+        .where('intent_id', '=', intentId)
+        .where('event_type', '=', 'intent.decided')
+        .executeTakeFirstOrThrow();
+      const altered = row.canonical.replace('"decision":"APPROVED"', '"decision":"DENIED"');
+      assert.notEqual(altered, row.canonical);
+      await t.storage.db
+        .updateTable('audit_entries')
+        .set({ canonical: altered })
+        .where('tenant_id', '=', 'tampered')
+        .where('idx', '=', row.idx)
+        .execute();
+      const refused = await t.app.inject({ method: 'GET', url, headers: tamperedHeaders });
+      assert.equal(refused.statusCode, 409, refused.body);
+      assert.equal(refused.json().error.code, 'CONFLICT');
+      assert.deepEqual(refused.json().error.details, { reason: 'chain_broken', brokenAt: row.idx });
+      assert.ok(!refused.body.includes('"signature"'));
+    });
+
     it('keeps old evidence secrets addressable by id after a rotation', async () => {
       const first = (
         await t.app.inject({ method: 'POST', url: '/authority/secrets/evidence/rotate', headers })

@@ -6,6 +6,7 @@ import {
   type Receipt,
 } from '../../audit/evidence.js';
 import { chainRepository } from '../../chain/chain-repository.js';
+import { canonicalJson, sha256Hex } from '../../crypto/canonical-json.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Storage } from '../../storage/database.js';
@@ -61,6 +62,16 @@ export function createIntentEvidence(deps: {
     async evidenceBundle(tenantId: string, intentId: string): Promise<EvidenceBundle> {
       await intentOrNotFound(tenantId, intentId);
       const events = await deps.audit.entriesForIntent(tenantId, intentId);
+      // The bundle's signature vouches for its events: an entry that no longer matches its own
+      // hash (altered where it is stored) is refused, never signed anew.
+      const altered = events.find(({ entryHash, ...rest }) => sha256Hex(canonicalJson(rest)) !== entryHash);
+      if (altered !== undefined) {
+        throw new AppError(
+          'CONFLICT',
+          `Audit entry ${altered.index} of this intent does not match its hash: the chain is broken there (POST /audit/verify-chain), so no evidence bundle is signed over it`,
+          { reason: 'chain_broken', brokenAt: altered.index },
+        );
+      }
       const secret = await deps.secrets.active(tenantId, 'evidence');
       return buildEvidenceBundle(tenantId, intentId, events, secret, clock());
     },
