@@ -122,7 +122,28 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     return claimed.length;
   }
 
-  const poller = createPoller({ runOnce, batchSize, onError: deps.onError });
+  // The attempts the poller started and that have not ended, at most batchSize of them.
+  const inFlight = new Set<Promise<void>>();
+
+  /**
+   * One poll of the running worker: claims what is due, up to the free places, and starts it
+   * without waiting for it (each attempt records itself). A receiver that is slow to answer holds
+   * one place until its timeout, not the deliveries of every other endpoint and tenant.
+   */
+  async function dispatch(): Promise<number> {
+    const free = batchSize - inFlight.size;
+    if (free <= 0) return 0;
+    const claimed = await deliveryRepository.claimDue(storage, clock(), { limit: free, leaseMs });
+    for (const delivery of claimed) {
+      const running: Promise<void> = attempt(delivery)
+        .catch(deps.onError)
+        .finally(() => inFlight.delete(running));
+      inFlight.add(running);
+    }
+    return claimed.length;
+  }
+
+  const poller = createPoller({ runOnce: dispatch, batchSize, onError: deps.onError });
 
   return {
     runOnce,
@@ -133,7 +154,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     },
 
     start: poller.start,
-    stop: poller.stop,
+
+    /** Stops polling and waits for the attempts under way to be recorded. */
+    async stop(): Promise<void> {
+      await poller.stop();
+      await Promise.all(inFlight);
+    },
   };
 }
 

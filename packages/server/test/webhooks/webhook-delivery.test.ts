@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { verifyWebhookSignature } from '@authority-runtime/sdk';
 import canonicalize from 'canonicalize';
 import { enqueueEvent } from '../../src/webhooks/outbox.js';
@@ -300,6 +301,43 @@ for (const engine of ENGINES) {
       assert.equal(await worker.runOnce(), 2);
       const after = await Promise.all(queued.map((id) => deliveryRow(t, 'gone-batch', id)));
       assert.deepEqual(after.map((row) => row.status).sort(), ['dead', 'succeeded', 'succeeded']);
+    });
+
+    it('a receiver that does not answer holds one place, not the deliveries due after it', async () => {
+      const slow = await tenantWithEndpoint('stalled');
+      const fast = await tenantWithEndpoint('prompt');
+      receiver.respond(({ path }) => (path === '/stalled' ? 'hang' : 204));
+      const [stalledId] = (await enqueueDecision(t, 'stalled')).deliveryIds;
+      const worker = testWorker(t, { timeoutMs: 1_500 });
+      worker.start(20);
+      try {
+        while (slow.requests().length === 0) await sleep(10);
+        // Due only now, after the poll that sent the stalled one.
+        const [promptId] = (await enqueueDecision(t, 'prompt')).deliveryIds;
+        while ((await deliveryRow(t, 'prompt', promptId as string)).status !== 'succeeded') await sleep(10);
+        assert.equal(fast.requests().length, 1);
+        const stalled = await deliveryRow(t, 'stalled', stalledId as string);
+        assert.equal(
+          stalled.attempts,
+          0,
+          'delivered while the stalled attempt was still waiting for its answer',
+        );
+      } finally {
+        await worker.stop();
+      }
+      const ended = await deliveryRow(t, 'stalled', stalledId as string);
+      assert.deepEqual(
+        [ended.status, ended.attempts],
+        ['retrying', 1],
+        'stop waits for the attempt under way',
+      );
+      assert.match(ended.last_error ?? '', /^timeout/);
+      const removed = await t.app.inject({
+        method: 'DELETE',
+        url: `/webhooks/${slow.endpoint.id}`,
+        headers: slow.headers,
+      });
+      assert.equal(removed.statusCode, 204, 'its retry is not left to the tests after this one');
     });
 
     it('a timeout or a redirect is a failed attempt; redirects are not followed', async () => {
