@@ -5,7 +5,7 @@ import { GENESIS_HASH } from '../../src/chain/audit-entry.js';
 import { entryFromRow } from '../../src/chain/chain-repository.js';
 import { canonicalJson, sha256Hex } from '../../src/crypto/canonical-json.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { appendEvents } from '../helpers/audit.js';
+import { alterStoredEntry, appendEvents } from '../helpers/audit.js';
 import { ENGINES } from '../helpers/storage.js';
 
 for (const engine of ENGINES) {
@@ -105,20 +105,7 @@ for (const engine of ENGINES) {
     });
 
     it('reports a row altered by SQL at its index as ENTRY_HASH_MISMATCH, and records the break once', async () => {
-      const row = await t.storage.db
-        .selectFrom('audit_entries')
-        .select('canonical')
-        .where('tenant_id', '=', 'acme')
-        .where('idx', '=', 2)
-        .executeTakeFirstOrThrow();
-      const tampered = row.canonical.replace('"n":2', '"n":20');
-      assert.notEqual(tampered, row.canonical);
-      await t.storage.db
-        .updateTable('audit_entries')
-        .set({ canonical: tampered })
-        .where('tenant_id', '=', 'acme')
-        .where('idx', '=', 2)
-        .execute();
+      const restore = await alterStoredEntry(t.storage, 'acme', 2, (text) => text.replace('"n":2', '"n":20'));
       const result = await verify();
       assert.deepEqual(
         [result.valid, result.brokenAt, result.reason, result.length],
@@ -131,12 +118,7 @@ for (const engine of ENGINES) {
         .where('tenant_id', '=', 'acme')
         .execute();
       assert.equal(breaks.length, 1, 'one record per (tenant, brokenAt)');
-      await t.storage.db
-        .updateTable('audit_entries')
-        .set({ canonical: row.canonical })
-        .where('tenant_id', '=', 'acme')
-        .where('idx', '=', 2)
-        .execute();
+      await restore();
     });
 
     it('reports a removed row as INDEX_GAP, in the middle and at the tail', async () => {

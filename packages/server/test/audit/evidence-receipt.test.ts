@@ -10,6 +10,7 @@ import {
 } from '@authority-runtime/sdk';
 import { canonicalJson, sha256Hex } from '../../src/crypto/canonical-json.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { alterStoredEntry } from '../helpers/audit.js';
 import { recordIntent } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
 
@@ -76,19 +77,14 @@ for (const engine of ENGINES) {
       assert.equal((await t.app.inject({ method: 'GET', url, headers: tamperedHeaders })).statusCode, 200);
       const row = await t.storage.db
         .selectFrom('audit_entries')
-        .select(['idx', 'canonical'])
+        .select('idx')
         .where('tenant_id', '=', 'tampered')
         .where('intent_id', '=', intentId)
         .where('event_type', '=', 'intent.decided')
         .executeTakeFirstOrThrow();
-      const altered = row.canonical.replace('"decision":"APPROVED"', '"decision":"DENIED"');
-      assert.notEqual(altered, row.canonical);
-      await t.storage.db
-        .updateTable('audit_entries')
-        .set({ canonical: altered })
-        .where('tenant_id', '=', 'tampered')
-        .where('idx', '=', row.idx)
-        .execute();
+      await alterStoredEntry(t.storage, 'tampered', row.idx, (text) =>
+        text.replace('"decision":"APPROVED"', '"decision":"DENIED"'),
+      );
       const refused = await t.app.inject({ method: 'GET', url, headers: tamperedHeaders });
       assert.equal(refused.statusCode, 409, refused.body);
       assert.equal(refused.json().error.code, 'CONFLICT');

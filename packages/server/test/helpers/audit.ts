@@ -31,3 +31,34 @@ export async function appendEvents(
   }
   return last;
 }
+
+/**
+ * Alters a stored entry's canonical text as someone with write access to the database would (the
+ * hash is left as it was), and returns a function that puts the original back.
+ */
+export async function alterStoredEntry(
+  storage: Storage,
+  tenantId: string,
+  idx: number,
+  alter: (canonical: string) => string,
+): Promise<() => Promise<void>> {
+  const { canonical } = await storage.db
+    .selectFrom('audit_entries')
+    .select('canonical')
+    .where('tenant_id', '=', tenantId)
+    .where('idx', '=', idx)
+    .executeTakeFirstOrThrow();
+  const altered = alter(canonical);
+  if (altered === canonical) throw new Error(`entry ${idx} of ${tenantId} is unchanged by the alteration`);
+  const write = (text: string) =>
+    storage.db
+      .updateTable('audit_entries')
+      .set({ canonical: text })
+      .where('tenant_id', '=', tenantId)
+      .where('idx', '=', idx)
+      .execute();
+  await write(altered);
+  return async () => {
+    await write(canonical);
+  };
+}

@@ -36,6 +36,17 @@ for (const engine of ENGINES) {
       return { headers, endpoint, requests };
     }
 
+    /** `PATCH /webhooks/:id {status: "active"}`: its queued deliveries resume. */
+    async function reenable(headers: Headers, endpointId: string) {
+      const enabled = await t.app.inject({
+        method: 'PATCH',
+        url: `/webhooks/${endpointId}`,
+        headers,
+        payload: { status: 'active' },
+      });
+      assert.equal(enabled.statusCode, 200, enabled.body);
+    }
+
     async function deliveries(headers: Headers, endpointId: string) {
       const response = await t.app.inject({
         method: 'GET',
@@ -255,13 +266,7 @@ for (const engine of ENGINES) {
       assert.equal(requests().length, 1);
 
       receiver.respond(() => 204);
-      const enabled = await t.app.inject({
-        method: 'PATCH',
-        url: `/webhooks/${endpoint.id}`,
-        headers,
-        payload: { status: 'active' },
-      });
-      assert.equal(enabled.statusCode, 200);
+      await reenable(headers, endpoint.id);
       assert.equal(await worker.runOnce(), 1);
       assert.equal((await deliveryRow(t, 'gone', second.deliveryIds[0] as string)).status, 'succeeded');
       assert.equal(JSON.parse(requests()[1]?.rawBody ?? '{}').eventId, second.eventId);
@@ -291,13 +296,7 @@ for (const engine of ENGINES) {
       assert.equal(await worker.runOnce(), 0, 'nothing is sent to the disabled endpoint');
 
       receiver.respond(() => 204);
-      const enabled = await t.app.inject({
-        method: 'PATCH',
-        url: `/webhooks/${endpoint.id}`,
-        headers,
-        payload: { status: 'active' },
-      });
-      assert.equal(enabled.statusCode, 200);
+      await reenable(headers, endpoint.id);
       assert.equal(await worker.runOnce(), 2);
       const after = await Promise.all(queued.map((id) => deliveryRow(t, 'gone-batch', id)));
       assert.deepEqual(after.map((row) => row.status).sort(), ['dead', 'succeeded', 'succeeded']);
