@@ -36,6 +36,15 @@ for (const engine of ENGINES) {
       return { headers, endpoint, requests };
     }
 
+    /** Resolves once `done` holds, asking every 10 ms; fails the test after 10 s. */
+    async function until(done: () => Promise<boolean>, what: string) {
+      const deadline = Date.now() + 10_000;
+      while (!(await done())) {
+        if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
+        await sleep(10);
+      }
+    }
+
     /** `PATCH /webhooks/:id {status: "active"}`: its queued deliveries resume. */
     async function reenable(headers: Headers, endpointId: string) {
       const enabled = await t.app.inject({
@@ -310,10 +319,13 @@ for (const engine of ENGINES) {
       const worker = testWorker(t, { timeoutMs: 1_500 });
       worker.start(20);
       try {
-        while (slow.requests().length === 0) await sleep(10);
+        await until(async () => slow.requests().length > 0, 'the stalled request arrives');
         // Due only now, after the poll that sent the stalled one.
         const [promptId] = (await enqueueDecision(t, 'prompt')).deliveryIds;
-        while ((await deliveryRow(t, 'prompt', promptId as string)).status !== 'succeeded') await sleep(10);
+        await until(
+          async () => (await deliveryRow(t, 'prompt', promptId as string)).status === 'succeeded',
+          'the prompt delivery succeeds',
+        );
         assert.equal(fast.requests().length, 1);
         const stalled = await deliveryRow(t, 'stalled', stalledId as string);
         assert.equal(
