@@ -119,7 +119,12 @@ class AuthorityClient:
 
     def get_intent(self, intent_id: str) -> dict[str, Any]:
         """``GET /intent/:id``: the intent record, with its ``status``."""
-        result: dict[str, Any] = self._json("GET", f"/intent/{_path_id(intent_id)}")
+        return self._intent(intent_id)
+
+    def _intent(self, intent_id: str, deadline: float | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = self._transport.request(
+            "GET", f"/intent/{_path_id(intent_id)}", deadline=deadline
+        ).body
         return result
 
     def wait_for_approval(self, intent_id: str, timeout: float = 300.0, poll_interval: float = 1.0) -> str:
@@ -132,9 +137,7 @@ class AuthorityClient:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                record = self._transport.request(
-                    "GET", f"/intent/{_path_id(intent_id)}", deadline=deadline
-                ).body
+                record = self._intent(intent_id, deadline)
             except AuthorityApiError as error:
                 if error.code == "TIMEOUT" and time.monotonic() >= deadline:
                     return PENDING_STATUS
