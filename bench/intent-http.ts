@@ -31,19 +31,46 @@ const server = await startEmbeddedServer(engine);
 const url = `${server.base}/intent`;
 const request = approvedIntentRequest(server.headers);
 await warmUp(url, request);
+
+const metric = async (name: string) => {
+  const metrics = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+};
+/** Runs a measurement and prints the group commits of its decisions: how many, how full, how long. */
+async function withCommits(run: () => Promise<unknown>): Promise<void> {
+  const read = () =>
+    Promise.all([
+      metric('authority_decision_commit_batch_size_count'),
+      metric('authority_decision_commit_batch_size_sum'),
+      metric('authority_audit_append_seconds_sum'),
+    ]);
+  const [count, size, seconds] = await read();
+  await run();
+  const [countAfter, sizeAfter, secondsAfter] = await read();
+  const commits = countAfter - count;
+  console.log(
+    `  group commit: ${commits} transactions, ${((sizeAfter - size) / commits).toFixed(1)} decisions each, ` +
+      `${(((secondsAfter - seconds) / commits) * 1000).toFixed(2)} ms each`,
+  );
+}
+
 await profiled(values.profile, () =>
-  measure('POST /intent APPROVED (token + 3 audit entries)', url, { ...request, connections, duration }),
+  withCommits(() =>
+    measure('POST /intent APPROVED (token + 3 audit entries)', url, { ...request, connections, duration }),
+  ),
 );
 // autocannon paces a fixed rate per connection and starts every connection at the same instant,
 // so N connections at 1,000 req/s arrive as bursts of N requests every N ms: the p99 then measures
 // how long a burst of N takes to drain. Both shapes are recorded.
 for (const rateConnections of [8, connections]) {
-  await measure(`POST /intent APPROVED at 1,000 req/s, ${rateConnections} conns`, url, {
-    ...request,
-    duration,
-    connections: rateConnections,
-    overallRate: 1_000,
-  });
+  await withCommits(() =>
+    measure(`POST /intent APPROVED at 1,000 req/s, ${rateConnections} conns`, url, {
+      ...request,
+      duration,
+      connections: rateConnections,
+      overallRate: 1_000,
+    }),
+  );
 }
 const verify = await server.app.inject({
   method: 'POST',
@@ -51,11 +78,4 @@ const verify = await server.app.inject({
   headers: request.headers,
 });
 console.log(`chain after the run: ${verify.json().length} entries, valid=${verify.json().valid}`);
-const metrics = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
-const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
-const commits = metric('authority_decision_commit_batch_size_count');
-console.log(
-  `group commit: ${commits} transactions, ${(metric('authority_decision_commit_batch_size_sum') / commits).toFixed(1)} decisions each on average, ` +
-    `${((metric('authority_audit_append_seconds_sum') / commits) * 1000).toFixed(2)} ms per transaction`,
-);
 await server.close();
