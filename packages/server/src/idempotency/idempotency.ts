@@ -35,7 +35,18 @@ export function createIdempotency(deps: { storage: Storage; clock: Clock; waitMs
   });
 
   return {
-    async claim(tenantId: string, scope: string, key: string, hash: string): Promise<Claim> {
+    /**
+     * Claims the key, or answers the stored response of the same request. `stillRunning` tells a
+     * stored response that is not final yet (an intent committed and still executing through its
+     * connector): a duplicate waits for it as for one in flight, and is 409 after the wait.
+     */
+    async claim(
+      tenantId: string,
+      scope: string,
+      key: string,
+      hash: string,
+      stillRunning?: (body: unknown) => boolean,
+    ): Promise<Claim> {
       const id = { tenantId, scope, key };
       const deadline = Date.now() + deps.waitMs;
       for (;;) {
@@ -60,7 +71,8 @@ export function createIdempotency(deps: { storage: Storage; clock: Clock; waitMs
           throw new AppError('CONFLICT', 'This Idempotency-Key was used with a different request body');
         }
         if (existing.statusCode !== null && existing.response !== null) {
-          return { kind: 'replay', statusCode: existing.statusCode, body: JSON.parse(existing.response) };
+          const body: unknown = JSON.parse(existing.response);
+          if (!stillRunning?.(body)) return { kind: 'replay', statusCode: existing.statusCode, body };
         }
         if (Date.now() >= deadline) {
           throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still being processed');

@@ -18,7 +18,7 @@ for (const engine of ENGINES) {
     let connectorId = '';
 
     before(async () => {
-      t = await createTestApp(engine, { EGRESS_ALLOW_CIDRS: '127.0.0.0/8' });
+      t = await createTestApp(engine, { EGRESS_ALLOW_CIDRS: '127.0.0.0/8', IDEMPOTENCY_WAIT_MS: '1500' });
       owner = await t.ownerHeaders('acme');
       agent = await t.roleHeaders('acme', 'agent');
       approver = await t.roleHeaders('acme', 'approver');
@@ -98,6 +98,47 @@ for (const engine of ENGINES) {
       assert.equal(receiver.received.length, 1, 'and never executes twice');
     });
 
+    it('an Idempotency-Key duplicate sent while the action runs waits for the final answer, or is 409 after IDEMPOTENCY_WAIT_MS', async () => {
+      const send = (key: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/intent',
+          headers: { ...agent, 'idempotency-key': key },
+          payload: intentPayload('list open pull requests', { targetSystem: TARGET }),
+        });
+      /** Sends the first request, then the duplicate once the connector's call has arrived. */
+      const duplicateWhileRunning = async (key: string) => {
+        const calls = receiver.received.length;
+        const first = send(key);
+        while (receiver.received.length === calls) await new Promise((resolve) => setTimeout(resolve, 10));
+        return { first, duplicate: await send(key) };
+      };
+      try {
+        // The action takes 600 ms, within the duplicate's wait (1,500 ms in this suite).
+        receiver.slowBy(600);
+        const calls = receiver.received.length;
+        const quick = await duplicateWhileRunning('slow-1');
+        const original = await quick.first;
+        assert.equal(original.json().execution.status, 'executed', original.body);
+        assert.equal(quick.duplicate.statusCode, 200, quick.duplicate.body);
+        assert.deepEqual(quick.duplicate.json(), original.json(), 'the final answer, execution included');
+        assert.equal(receiver.received.length, calls + 1, 'executed once');
+
+        // The action takes 2,500 ms: the duplicate gives up after its wait; a later one replays.
+        receiver.slowBy(2_500);
+        const slow = await duplicateWhileRunning('slow-2');
+        assert.equal(slow.duplicate.statusCode, 409, slow.duplicate.body);
+        assert.equal(slow.duplicate.json().error.code, 'CONFLICT');
+        const finished = await slow.first;
+        assert.equal(finished.json().execution.status, 'executed', finished.body);
+        const replay = await send('slow-2');
+        assert.deepEqual(replay.json(), finished.json());
+        assert.equal(receiver.received.length, calls + 2, 'each executed once');
+      } finally {
+        receiver.slowBy(0);
+      }
+    });
+
     it('a DENIED or ESCALATED intent is never executed; an approved escalation executes when its token is issued', async () => {
       const escalated = await t.app.inject({
         method: 'POST',
@@ -120,14 +161,23 @@ for (const engine of ENGINES) {
       });
       assert.equal(approved.statusCode, 200, approved.body);
       assert.equal(receiver.received.length, before, 'approval alone executes nothing');
-      const token = await t.app.inject({
-        method: 'POST',
-        url: `/intent/${escalated.json().intentId}/token`,
-        headers: agent,
-      });
+      const fetchToken = () =>
+        t.app.inject({
+          method: 'POST',
+          url: `/intent/${escalated.json().intentId}/token`,
+          headers: { ...agent, 'idempotency-key': 'token-1' },
+        });
+      // A duplicate sent while the action runs gets the final answer, not the one committed before it.
+      receiver.slowBy(600);
+      const pending = fetchToken();
+      while (receiver.received.length === before) await new Promise((resolve) => setTimeout(resolve, 10));
+      const duplicate = await fetchToken();
+      receiver.slowBy(0);
+      const token = await pending;
       assert.equal(token.statusCode, 200, token.body);
       assert.equal(token.json().execution.status, 'executed', JSON.stringify(token.json().execution));
       assert.equal(token.json().audit.entriesWritten, 3, 'token issued, consumed, execution completed');
+      assert.deepEqual(duplicate.json(), token.json());
       assert.equal(receiver.received.length, before + 1);
       assert.equal(receiver.received.at(-1)?.verdict?.valid, true);
     });

@@ -24,6 +24,8 @@ export interface TokenReceiver {
   hang(): void;
   /** Answers every later POST with this status after verifying (a receiver in trouble). */
   failWith(status: number): void;
+  /** Answers every later POST this many milliseconds after verifying (a slow action). */
+  slowBy(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export async function startTokenReceiver(options: {
   const held: http.ServerResponse[] = [];
   let hanging = false;
   let failStatus: number | undefined;
+  let slowMs = 0;
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -88,6 +91,7 @@ export async function startTokenReceiver(options: {
         return;
       }
       const status = failStatus ?? 200;
+      if (slowMs > 0) await new Promise((resolve) => setTimeout(resolve, slowMs));
       res
         .writeHead(status, { 'content-type': 'application/json' })
         .end(JSON.stringify({ accepted: status === 200, intentId: call.verdict.claims.intentId }));
@@ -103,6 +107,9 @@ export async function startTokenReceiver(options: {
     },
     failWith(status) {
       failStatus = status;
+    },
+    slowBy(ms) {
+      slowMs = ms;
     },
     async close() {
       for (const res of held) res.destroy();

@@ -27,7 +27,7 @@ import type { ThresholdSettings } from '../domain/thresholds.js';
 import { budgetRepository } from '../repositories/budget-repository.js';
 import { intentRepository } from '../repositories/intent-repository.js';
 import { type PendingDecision, pendingDecision } from './decision-record.js';
-import { type ExecutionPlan, executeApproved, planExecution } from './execution-plan.js';
+import { type ExecutionPlan, executeApproved, executionPending, planExecution } from './execution-plan.js';
 import { loadGateContext } from './gate-context.js';
 import type { PolicyStore } from './policy-store.js';
 
@@ -353,6 +353,7 @@ export function createDecisionLoop(deps: {
           INTENT_IDEMPOTENCY_SCOPE,
           key,
           requestHash(request),
+          executionPending,
         );
         if (claim.kind === 'replay')
           return { statusCode: claim.statusCode, body: claim.body as IntentResponse };

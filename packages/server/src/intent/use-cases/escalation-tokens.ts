@@ -13,7 +13,7 @@ import { tokenIssuedEvent } from '../domain/intent-events.js';
 import type { IntentRecord } from '../domain/intent-record.js';
 import { intentRepository } from '../repositories/intent-repository.js';
 import type { IntentResponse } from './decision-loop.js';
-import { executeApproved, initialExecution, planExecution } from './execution-plan.js';
+import { executeApproved, executionPending, initialExecution, planExecution } from './execution-plan.js';
 import type { ThresholdsStore } from './thresholds-store.js';
 
 /** The answer of `POST /intent/:id/token`: the intent response shape with the token. */
@@ -166,7 +166,13 @@ export function createEscalationTokens(deps: {
       if (!record || record.principalId !== principal.id) throw new AppError('NOT_FOUND', 'No such intent');
       if (idempotencyKey === undefined) return mintToken(record, undefined);
       const hash = requestHash({ intentId });
-      const claim = await deps.idempotency.claim(tenantId, TOKEN_IDEMPOTENCY_SCOPE, idempotencyKey, hash);
+      const claim = await deps.idempotency.claim(
+        tenantId,
+        TOKEN_IDEMPOTENCY_SCOPE,
+        idempotencyKey,
+        hash,
+        executionPending,
+      );
       if (claim.kind === 'replay') return claim.body as IntentTokenResponse;
       try {
         return await mintToken(record, idempotencyKey);

@@ -37,6 +37,20 @@ export function initialExecution(plan: ExecutionPlan): Record<string, unknown> {
 }
 
 /**
+ * Whether a stored answer is of an intent still executing (`execution.status` `pending`): an
+ * `Idempotency-Key` duplicate waits for the final answer instead of replaying this one (contract §9).
+ */
+export function executionPending(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null) return false;
+  const { execution } = body as { execution?: unknown };
+  return (
+    typeof execution === 'object' &&
+    execution !== null &&
+    (execution as { status?: unknown }).status === 'pending'
+  );
+}
+
+/**
  * Runs the committed, approved intent through its connector (which verifies the token and
  * consumes its nonce first) and returns the response with the outcome, its audit entries counted.
  */
