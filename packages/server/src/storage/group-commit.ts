@@ -14,13 +14,6 @@ interface Pending<I, R> {
 export interface GroupCommit<I, R> {
   /** Resolves once the item is committed; rejects when its transaction failed. */
   submit(item: I): Promise<R>;
-  /**
-   * Runs work after which the caller submits an item (an approval's signature on the thread pool,
-   * say): a batch about to start waits for the work in progress (at most `holdMs`), so that the items
-   * of one burst of requests commit together instead of in as many transactions as the work's
-   * callbacks take turns of the event loop.
-   */
-  preparing<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -29,13 +22,6 @@ export interface GroupCommit<I, R> {
  * usually finished by then.
  */
 const CONFLICT_ATTEMPTS = 3;
-
-/**
- * The longest a batch waits for work announced with `preparing`: an Ed25519 signature takes tens
- * of microseconds on the thread pool, an RSA-4096 one several milliseconds, which a batch does not
- * wait out.
- */
-export const HOLD_MS = 1;
 
 /**
  * Group commit: items submitted while a transaction is being written wait for the next one and
@@ -61,10 +47,8 @@ export function createGroupCommit<I, R>(options: {
   lockKey?: (item: I) => string;
   /** Told of every committed batch: its size and how long its transaction took. */
   onCommit?: (batchSize: number, seconds: number) => void;
-  /** The longest a batch waits for work announced with `preparing` (default HOLD_MS). */
-  holdMs?: number;
 }): GroupCommit<I, R> {
-  const { storage, maxBatch, apply, lockKey, onCommit, holdMs = HOLD_MS } = options;
+  const { storage, maxBatch, apply, lockKey, onCommit } = options;
   const inLockOrder = (batch: Pending<I, R>[]) => {
     if (lockKey === undefined) return batch;
     const keyed = batch.map((pending) => ({ pending, key: lockKey(pending.item) }));
@@ -72,13 +56,7 @@ export function createGroupCommit<I, R>(options: {
     return keyed.map(({ pending }) => pending);
   };
   let queue: Pending<I, R>[] = [];
-  /**
-   * idle: nothing queued; scheduled: a batch starts at the next check phase; held: a batch waits
-   * for work in progress (`preparing`), at most `holdMs`; flushing: batches are being written.
-   */
-  let state: 'idle' | 'scheduled' | 'held' | 'flushing' = 'idle';
-  let inPreparation = 0;
-  let holdTimer: NodeJS.Timeout | undefined;
+  let flushing = false;
 
   async function commit(batch: Pending<I, R>[], attempt = 1): Promise<void> {
     try {
@@ -114,9 +92,7 @@ export function createGroupCommit<I, R>(options: {
   }
 
   async function flush(): Promise<void> {
-    clearTimeout(holdTimer);
-    holdTimer = undefined;
-    state = 'flushing';
+    flushing = true;
     try {
       while (queue.length > 0) {
         const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
@@ -124,18 +100,8 @@ export function createGroupCommit<I, R>(options: {
         await commit(inLockOrder(batch));
       }
     } finally {
-      state = 'idle';
+      flushing = false;
     }
-  }
-
-  /** The first batch after a pause: at once, or held while announced work is in progress. */
-  function start(): void {
-    if (inPreparation === 0) {
-      void flush();
-      return;
-    }
-    state = 'held';
-    holdTimer = setTimeout(() => void flush(), holdMs);
   }
 
   return {
@@ -144,26 +110,8 @@ export function createGroupCommit<I, R>(options: {
         queue.push({ item, trace: activeContext(), resolve, reject });
         // The first item waits one turn of the event loop so that requests already read join it;
         // while a batch is being written, the flush loop picks new items up by itself.
-        if (state === 'idle') {
-          state = 'scheduled';
-          setImmediate(start);
-        }
+        if (!flushing && queue.length === 1) setImmediate(() => void flush());
       });
-    },
-    async preparing(work) {
-      inPreparation += 1;
-      try {
-        return await work();
-      } finally {
-        inPreparation -= 1;
-        // The caller submits its item in the microtasks that follow; the batch starts after them.
-        if (inPreparation === 0 && state === 'held') {
-          state = 'scheduled';
-          clearTimeout(holdTimer);
-          holdTimer = undefined;
-          setImmediate(() => void flush());
-        }
-      }
     },
   };
 }

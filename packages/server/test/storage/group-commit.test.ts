@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { createGroupCommit, HOLD_MS } from '../../src/storage/group-commit.js';
+import { createGroupCommit } from '../../src/storage/group-commit.js';
 import { createTestStorage, ENGINES, type TestStorage } from '../helpers/storage.js';
 
 for (const engine of ENGINES) {
@@ -36,11 +35,10 @@ for (const engine of ENGINES) {
     });
 
     /** Each item inserts an actor row; an item named "poison" writes a row twice and fails. */
-    const commits = (holdMs?: number) =>
+    const commits = () =>
       createGroupCommit<string, string>({
         storage: t.storage,
         maxBatch: 8,
-        ...(holdMs === undefined ? {} : { holdMs }),
         async apply(trx, items) {
           transactions += 1;
           for (const item of items) {
@@ -81,61 +79,6 @@ for (const engine of ENGINES) {
       );
       assert.equal(transactions, 3, 'twenty concurrent items in batches of 8, 8 and 4');
       assert.deepEqual(await stored('a-'), names);
-    });
-
-    it('holds a batch for work announced with preparing: items submitted after it in later turns commit together', {
-      timeout: 10_000,
-    }, async () => {
-      // A hold far longer than the test: the items must join the batch because the work ended,
-      // not because they were quick.
-      const group = commits(60_000);
-      transactions = 0;
-      // Each item is submitted after its own work, which ends a different number of event-loop
-      // turns later (as signatures come back from the thread pool one by one).
-      const turns = (n: number) =>
-        new Promise<void>((resolve) => {
-          const next = (left: number) => (left === 0 ? resolve() : setImmediate(() => next(left - 1)));
-          next(n);
-        });
-      const names = ['h-1', 'h-2', 'h-3', 'h-4'];
-      const results = await Promise.all(
-        names.map(async (name, i) => {
-          await group.preparing(() => turns(i * 3));
-          return group.submit(name);
-        }),
-      );
-      assert.deepEqual(
-        results,
-        names.map((name) => `${name}:committed`),
-      );
-      assert.equal(transactions, 1, 'one transaction for the four items');
-      assert.deepEqual(await stored('h-'), names);
-    });
-
-    it('holds a batch at most holdMs (HOLD_MS by default): a submitted item commits while slow announced work goes on', async () => {
-      const group = commits();
-      let slowDone = false;
-      const slow = group.preparing(async () => {
-        await setTimeout(300);
-        slowDone = true;
-      });
-      assert.equal(await group.submit('s-1'), 's-1:committed');
-      assert.equal(slowDone, false, `committed before the slow work ended (hold ${HOLD_MS} ms)`);
-      await slow;
-    });
-
-    it('passes the outcome of announced work through, and work that fails holds nothing', {
-      timeout: 10_000,
-    }, async () => {
-      const group = commits(60_000);
-      await assert.rejects(
-        group.preparing(async () => {
-          throw new Error('signing failed');
-        }),
-        /signing failed/,
-      );
-      assert.equal(await group.preparing(async () => 'signed'), 'signed');
-      assert.equal(await group.submit('f-1'), 'f-1:committed');
     });
 
     it('hands apply a batch in lockKey order, then submission order, and answers each item its own result', async () => {

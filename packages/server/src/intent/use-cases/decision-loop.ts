@@ -243,21 +243,17 @@ export function createDecisionLoop(deps: {
     if (evaluation.outcome === 'APPROVED') {
       try {
         plan = await planExecution(deps.connectors, tenantId, request.targetSystem);
-        const binding = plan.binding;
-        // Signed on the thread pool: the batch of decisions waits for it (see `preparing`).
-        minted = await commits.preparing(async () =>
-          mintDecisionToken(
-            await deps.signingKeys.signer(tenantId),
-            {
-              intentId,
-              tenantId,
-              ...binding,
-              targetSystem: request.targetSystem,
-              proposedAction: request.proposedAction,
-              ttlSeconds: thresholds.tokenTtlSeconds,
-            },
-            now,
-          ),
+        minted = await mintDecisionToken(
+          await deps.signingKeys.signer(tenantId),
+          {
+            intentId,
+            tenantId,
+            ...plan.binding,
+            targetSystem: request.targetSystem,
+            proposedAction: request.proposedAction,
+            ttlSeconds: thresholds.tokenTtlSeconds,
+          },
+          now,
         );
       } catch (error) {
         throw loopFailed(error);

@@ -312,10 +312,7 @@ export function createPhysicalIssuance(deps: PhysicalIssuanceDeps): PhysicalIssu
       actorIdentityKind: actor.actorIdentityKind,
       physicalStateRef,
     });
-    // Signed on the thread pool: the next batch of decisions waits for it (group-commit.ts, `preparing`).
-    const { token } = await commits.preparing(() =>
-      withSpan('sign physical_token', {}, () => deps.signer.sign(claims)),
-    );
+    const { token } = await withSpan('sign physical_token', {}, () => deps.signer.sign(claims));
     return writeDecision(tenantId, async (trx) => {
       // The ticket row is locked before the chain head, the order a ticket decision takes too.
       if (decision.operatorTicketId !== null) {
