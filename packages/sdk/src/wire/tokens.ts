@@ -25,10 +25,13 @@ export const DecisionTokenClaims = Type.Object({
   nonce: Type.String({ description: '128 random bits, base64url; consumed once' }),
   iss: Type.Literal(AUTHORITY_ISSUER),
   aud: Type.String(),
-  iat: Type.Integer({ description: 'Unix seconds' }),
-  exp: Type.Integer({ description: 'Unix seconds' }),
+  iat: Type.Number({
+    description:
+      'Unix seconds: an integer in the tokens the service signs; any finite number verifies (RFC 7519 NumericDate)',
+  }),
+  exp: Type.Number({ description: 'Unix seconds, like iat' }),
   nbf: Type.Optional(
-    Type.Integer({
+    Type.Number({
       description: 'Unix seconds; the service does not set it, a token that has it is not valid before it',
     }),
   ),

@@ -310,6 +310,25 @@ for (const engine of ENGINES) {
       assert.equal((await consume(minted.token)).valid, true);
     });
 
+    test('a token whose iat, exp and nbf are not integers verifies, answered 200 with its claims as signed (RFC 7519 NumericDate)', async () => {
+      const signer = await t.services.signingKeys.signer('acme');
+      const base = (await mintFor(t, 'acme')).claims;
+      const claims = { ...base, iat: base.iat - 0.5, exp: base.exp - 0.5, nbf: base.iat - 10.25 };
+      const res = await post({
+        token: await signCompact(signer, JSON.stringify(claims)),
+        adapterId: ADAPTER_ID,
+        targetSystem: TARGET_SYSTEM,
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const verdict = res.json();
+      assert.equal(verdict.valid, true, res.body);
+      assert.deepEqual(
+        [verdict.claims.iat, verdict.claims.exp, verdict.claims.nbf],
+        [claims.iat, claims.exp, claims.nbf],
+      );
+      assert.equal((await nonceRows(base.nonce)).length, 1, 'consumed once, with the 200 that says so');
+    });
+
     test('ES256: minted signatures are low-S; the high-S twin is SIGNATURE_VERIFICATION_FAILED and consumes nothing', async () => {
       const tenant = await t.createTenant('es-tenant');
       const owner = await issueKey(t, 'es-tenant', tenant.ownerKey.key, 'owner');
