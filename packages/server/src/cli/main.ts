@@ -167,7 +167,7 @@ keys
   .action(async (keyId: string, options: { tenant: string }, command: Command) => {
     await withStorage(globals(command), async (storage) => {
       await mustExist(storage, options.tenant);
-      await (await keyService(storage)).revoke(options.tenant, keyId);
+      await (await keyService(storage)).revoke(options.tenant, keyId, null);
       process.stdout.write(`Revoked ${keyId}.\n`);
     });
   });

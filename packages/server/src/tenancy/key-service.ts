@@ -154,8 +154,12 @@ export function prepareKey(
 export interface KeyService {
   create(tenantId: string, request: KeyRequest, creator: Principal | null): Promise<IssuedKey>;
   list(tenantId: string): Promise<KeySummary[]>;
-  /** Throws NOT_FOUND for a key the tenant does not have (including other tenants' keys). */
-  revoke(tenantId: string, id: string): Promise<void>;
+  /**
+   * Throws NOT_FOUND for a key the tenant does not have (including other tenants' keys), and
+   * FORBIDDEN when `revoker` (null: the operator's command line) lacks a permission of the key: a
+   * key revokes only what it could have created, so only an owner revokes owner keys.
+   */
+  revoke(tenantId: string, id: string, revoker: Principal | null): Promise<void>;
 }
 
 export function createKeyService(
@@ -172,9 +176,24 @@ export function createKeyService(
     async list(tenantId) {
       return (await apiKeyRepository.list(storage.db, tenantId)).map(summarizeKey);
     },
-    async revoke(tenantId, id) {
+    async revoke(tenantId, id, revoker) {
       const key = await apiKeyRepository.get(storage.db, tenantId, id);
       if (!key) throw new AppError('NOT_FOUND', 'No such API key');
+      if (revoker !== null) {
+        if (key.role === 'owner' && revoker.role !== 'owner') {
+          throw new AppError('FORBIDDEN', 'Only an owner can revoke owner keys', {
+            permission: 'tenant:admin',
+          });
+        }
+        const missing = [...effectivePermissions(key.role, key.scopes)].find(
+          (p) => !revoker.permissions.has(p),
+        );
+        if (missing !== undefined) {
+          throw new AppError('FORBIDDEN', 'Only a key holding every permission of a key can revoke it', {
+            permission: missing,
+          });
+        }
+      }
       await apiKeyRepository.revoke(storage.db, tenantId, id, clock());
       onRevoke(key.keyHash);
     },

@@ -704,6 +704,36 @@ for (const engine of ENGINES) {
         assert.equal(error.details?.permission, 'keys:manage');
       });
 
+      test('a key revokes only keys it could have created: only an owner revokes owner keys', async () => {
+        const revoke = (id: string, key?: string) =>
+          t.app.inject({
+            method: 'DELETE',
+            url: `/keys/${id}`,
+            headers: key === undefined ? ownerHeaders() : bearer(key, 'acme'),
+          });
+        const admin = await createKey({ name: 'revoking-admin', role: 'admin' });
+        const owner = await createKey({ name: 'revoked-owner', role: 'owner' });
+        const refused = assertError(await revoke(owner.id, admin.key), 403, 'FORBIDDEN');
+        assert.equal(refused.details?.permission, 'tenant:admin');
+        assert.equal(
+          (await get('/tenant', bearer(owner.key, 'acme'))).statusCode,
+          200,
+          'the owner key still works',
+        );
+
+        // A scoped admin lacks most of an agent key's permissions: it cannot revoke one.
+        const narrow = await createKey({ name: 'narrow-revoker', role: 'admin', scopes: ['keys:manage'] });
+        const agent = await createKey({ name: 'revoked-agent', role: 'agent' });
+        const missing = assertError(await revoke(agent.id, narrow.key), 403, 'FORBIDDEN');
+        assert.ok((CONTRACT_ROLES.agent ?? []).includes(String(missing.details?.permission)));
+
+        // What each may revoke: the admin an agent key, an owner anything, a key itself.
+        assert.equal((await revoke(agent.id, admin.key)).statusCode, 204);
+        assert.equal((await revoke(narrow.id, narrow.key)).statusCode, 204);
+        assert.equal((await revoke(owner.id)).statusCode, 204);
+        assert.equal((await get('/tenant', bearer(owner.key, 'acme'))).statusCode, 401);
+      });
+
       test('a key id containing NUL answers 404 like any unknown id (never 500)', async () => {
         const res = await t.app.inject({ method: 'DELETE', url: '/keys/a%00b', headers: ownerHeaders() });
         assertError(res, 404, 'NOT_FOUND');

@@ -35,7 +35,8 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
       schema: wireSchema(WIRE_ROUTES.revokeApiKey),
     },
     async (request, reply) => {
-      await keys.revoke(principalOf(request).tenantId, request.params.id);
+      const principal = principalOf(request);
+      await keys.revoke(principal.tenantId, request.params.id, principal);
       return reply.code(204).send(null);
     },
   );

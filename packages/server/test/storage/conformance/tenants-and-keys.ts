@@ -165,7 +165,7 @@ export function tenantAndKeyConformance(c: Conformance): void {
     it('the key service revokes with NOT_FOUND for unknown and foreign ids', async () => {
       const service = createKeyService(t.storage, clock, () => {});
       await assert.rejects(
-        service.revoke('beta', 'key-1'),
+        service.revoke('beta', 'key-1', null),
         (e) => e instanceof AppError && e.code === 'NOT_FOUND',
       );
     });
