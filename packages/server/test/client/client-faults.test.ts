@@ -187,6 +187,30 @@ for (const engine of ENGINES) {
       }
     });
 
+    it('answers INVALID_RESPONSE for a 2xx body that is not the JSON type of the route (a web page in place of the service)', async () => {
+      const client = clientFor(agentKey);
+      const page = '<!doctype html><title>Console</title>';
+      const invalid = (error: unknown) =>
+        error instanceof AuthorityApiError && error.code === 'INVALID_RESPONSE';
+      proxy.plan({ status: 200, body: page });
+      await assert.rejects(client.getIntent('0190f5c2-1111-7000-8000-000000000001'), invalid);
+      proxy.plan({ status: 200, body: page });
+      await assert.rejects(
+        client.waitForApproval('0190f5c2-1111-7000-8000-000000000001', { timeoutMs: 5_000 }),
+        invalid,
+      );
+      proxy.plan({ status: 200, body: [page] });
+      await assert.rejects(
+        client.consumeToken({ token: 'a.b.c', adapterId: 'external', targetSystem: 'acme/payments' }),
+        invalid,
+      );
+      const owner = clientFor(ownerKey);
+      proxy.plan({ status: 200, body: page });
+      await assert.rejects(owner.listApprovals().all(), invalid);
+      // The service's own answer passes.
+      assert.ok(Array.isArray(await owner.listApprovals({ status: 'expired' }).all()));
+    });
+
     it('returns a token only from a 200 APPROVED body', async () => {
       const client = clientFor(agentKey);
       const approvedLooking = {
