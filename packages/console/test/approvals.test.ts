@@ -107,6 +107,25 @@ describe('approvals in the console', () => {
     assert.equal(new URL(page.url()).pathname, `/console/approvals/${fresh.escalationId}`);
   });
 
+  it('reaches every pending escalation: past the first 100, the inbox pages on with the service cursor', async () => {
+    const oldest = await escalate('rotate the signing certificate of the edge fleet');
+    for (let batch = 0; batch < 5; batch += 1) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => escalate(`update file docs/page-${batch * 20 + i}.md`)),
+      );
+    }
+    await page.goto(`${server.base}/console/approvals`);
+    await page.getByRole('heading', { name: 'Intent escalations' }).waitFor();
+    const pages = page.getByRole('navigation', { name: 'Escalation pages' });
+    await page.getByRole('row', { name: /update file docs\/page-99\.md/ }).waitFor();
+    const oldestRow = page.getByRole('row', { name: /rotate the signing certificate/ });
+    assert.equal(await oldestRow.count(), 0, 'past the first page');
+    await pages.getByRole('button', { name: 'Next page' }).click();
+    await oldestRow.waitFor();
+    await oldestRow.getByRole('link').click();
+    assert.equal(new URL(page.url()).pathname, `/console/approvals/${oldest.escalationId}`);
+  });
+
   it('offers no receipt for an intent whose escalation is pending (the service answers 409 until it is decided)', async () => {
     const pending = await escalate('rotate the staging database password');
     await page.goto(`${server.base}/console/intents/${pending.intentId}`);

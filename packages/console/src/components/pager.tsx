@@ -22,12 +22,15 @@ export function usePager(resetKey: string) {
 export function PagerButtons({
   pager,
   nextCursor,
+  label = 'Pages',
 }: {
   pager: ReturnType<typeof usePager>;
   nextCursor: string | null | undefined;
+  /** The navigation's accessible name: distinct when a page has two lists. */
+  label?: string;
 }) {
   return (
-    <nav class="pager" aria-label="Pages">
+    <nav class="pager" aria-label={label}>
       <button type="button" disabled={pager.page <= 1} onClick={pager.previous}>
         Previous page
       </button>

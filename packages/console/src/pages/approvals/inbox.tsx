@@ -4,6 +4,7 @@ import type { EscalationItem, Ticket } from '../../api/types.js';
 import { SelectField } from '../../components/fields.js';
 import { Gate } from '../../components/gate.js';
 import { Page, Section } from '../../components/page.js';
+import { PagerButtons, usePager } from '../../components/pager.js';
 import { Problem } from '../../components/problem.js';
 import { formatTime, TimeLeft } from '../../components/time.js';
 import { useApi } from '../../components/use-api.js';
@@ -13,6 +14,9 @@ import { goalText, RiskBadge, SafetyBadge } from './badges.js';
 /** Contract §14: the inbox refreshes at least every 5 s. */
 export const REFRESH_MS = 5_000;
 
+/** Rows per page of each list; further pages follow the service's `nextCursor`. */
+export const PAGE_SIZE = 100;
+
 const INTENT_STATUSES = ['pending', 'approved', 'denied', 'expired'];
 const TICKET_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'consumed'];
 const options = (values: string[]) => values.map((value) => ({ value, label: value }));
@@ -20,12 +24,13 @@ const options = (values: string[]) => values.map((value) => ({ value, label: val
 function IntentEscalations() {
   const [status, setStatus] = useState('pending');
   const [queue, setQueue] = useState('');
+  const pager = usePager(`${status}:${queue}`);
   const { data, error } = useApi(
     () =>
-      api<{ approvals: EscalationItem[] }>('GET', '/authority/approvals', {
-        query: { status, queue: queue || undefined, limit: 100 },
+      api<{ approvals: EscalationItem[]; nextCursor: string | null }>('GET', '/authority/approvals', {
+        query: { status, queue: queue || undefined, limit: PAGE_SIZE, cursor: pager.cursor },
       }),
-    `${status}:${queue}`,
+    `${status}:${queue}:${pager.cursor ?? ''}`,
     REFRESH_MS,
   );
   return (
@@ -87,15 +92,20 @@ function IntentEscalations() {
           </table>
         </div>
       ) : null}
+      <PagerButtons pager={pager} nextCursor={data?.nextCursor} label="Escalation pages" />
     </Section>
   );
 }
 
 function PhysicalTickets() {
   const [status, setStatus] = useState('pending');
+  const pager = usePager(status);
   const { data, error } = useApi(
-    () => api<{ tickets: Ticket[] }>('GET', '/v1/physical/approvals', { query: { status, limit: 100 } }),
-    status,
+    () =>
+      api<{ tickets: Ticket[]; nextCursor: string | null }>('GET', '/v1/physical/approvals', {
+        query: { status, limit: PAGE_SIZE, cursor: pager.cursor },
+      }),
+    `${status}:${pager.cursor ?? ''}`,
     REFRESH_MS,
   );
   return (
@@ -146,6 +156,7 @@ function PhysicalTickets() {
           </table>
         </div>
       ) : null}
+      <PagerButtons pager={pager} nextCursor={data?.nextCursor} label="Ticket pages" />
     </Section>
   );
 }
