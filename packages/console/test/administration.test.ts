@@ -23,6 +23,7 @@ describe('administration in the console', () => {
     await Promise.all([
       server.createUser('owner@demo.test', 'owner'),
       server.createUser('auditor@demo.test', 'auditor'),
+      server.createUser('admin@demo.test', 'admin'),
     ]);
     assert.equal((await server.asOwner('POST', '/intent', intentBody('merge pull request 5'))).status, 202);
     const approved = await server.asOwner('POST', '/intent', {
@@ -145,6 +146,23 @@ describe('administration in the console', () => {
       .getByText('revoked')
       .waitFor();
     assert.equal((await useKey()).status, 401);
+  });
+
+  it('offers an admin no owner key to create and no owner key to revoke (only an owner revokes one)', async () => {
+    const listed = (await (await server.asOwner('GET', '/keys')).json()) as {
+      keys: Array<{ name: string; role: string; revokedAt: string | null }>;
+    };
+    const owner = listed.keys.find((key) => key.role === 'owner' && key.revokedAt === null);
+    assert.ok(owner, 'the demo tenant has an owner key');
+    await signIn(page, 'admin@demo.test');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const row = page.getByRole('row', { name: new RegExp(owner.name) });
+    await row.waitFor();
+    assert.equal(await row.getByRole('button').count(), 0, 'no revoke button on the owner key');
+    const roles = await page.getByLabel('Role').locator('option').allTextContents();
+    assert.ok(!roles.includes('owner') && roles.includes('admin') && roles.includes('agent'), roles.join());
+    await signIn(page, 'owner@demo.test');
   });
 
   /** Presses Tab until the focused element's accessible text matches (the keyboard's only way around). */

@@ -7,6 +7,7 @@ import { Problem } from '../../components/problem.js';
 import { formatTime } from '../../components/time.js';
 import { useAction, useApi } from '../../components/use-api.js';
 import { ROLE_PERMISSIONS } from '../../session/roles.js';
+import { useSession } from '../../session/session-context.js';
 
 interface KeySummary {
   id: string;
@@ -19,10 +20,16 @@ interface KeySummary {
   revokedAt: string | null;
 }
 
-const ROLES = Object.keys(ROLE_PERMISSIONS).map((value) => ({ value, label: value }));
-
-/** API keys: the list (never secrets), a new key shown once, revocation. */
+/**
+ * API keys: the list (never secrets), a new key shown once, revocation. A user creates and revokes
+ * only keys of roles whose permissions it holds (only an owner, owner keys), as the server decides.
+ */
 export function ApiKeys() {
+  const { can } = useSession();
+  const within = (keyRole: string) => (ROLE_PERMISSIONS[keyRole] ?? []).every(can);
+  const roles = Object.keys(ROLE_PERMISSIONS)
+    .filter(within)
+    .map((value) => ({ value, label: value }));
   const [name, setName] = useState('');
   const [role, setRole] = useState('agent');
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
@@ -45,7 +52,7 @@ export function ApiKeys() {
         <Form label="Create an API key" onSubmit={() => void create.run()}>
           <div class="filters">
             <TextField label="Key name" value={name} onValue={setName} required maxLength={200} />
-            <SelectField label="Role" value={role} onValue={setRole} options={ROLES} />
+            <SelectField label="Role" value={role} onValue={setRole} options={roles} />
           </div>
           <button type="submit" class="primary" disabled={create.busy || name.trim() === ''}>
             Create key
@@ -81,6 +88,8 @@ export function ApiKeys() {
                   <td>
                     {key.revokedAt ? (
                       `revoked ${formatTime(key.revokedAt)}`
+                    ) : !within(key.role) ? (
+                      'active'
                     ) : (
                       <ConfirmButton
                         label={`Revoke ${key.name}`}
