@@ -327,6 +327,15 @@ for (const engine of ENGINES) {
       assert.equal(other.statusCode, 409);
       const badKey = await submit(intentPayload('list'), { ...agent, 'idempotency-key': 'bad key\u0007' });
       assert.equal(badKey.statusCode, 400);
+      // Another key of the tenant sending the same key and body is another request: 409, never
+      // the first caller's answer and its token.
+      const otherAgent = await t.roleHeaders('acme', 'agent');
+      const borrowed = await submit(intentPayload('list open pull requests'), {
+        ...otherAgent,
+        'idempotency-key': 'dag-node-7:1',
+      });
+      assert.equal(borrowed.statusCode, 409, borrowed.body);
+      assert.equal(borrowed.json().authorityDecisionToken, undefined);
 
       const concurrentHeaders = { ...agent, 'idempotency-key': 'burst-1' };
       const results = await Promise.all(

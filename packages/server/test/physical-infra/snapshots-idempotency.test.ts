@@ -184,6 +184,7 @@ for (const engine of ENGINES) {
     /** A physical idempotent request of the test route under `key`. */
     const request = (key: string, body: unknown = { n: 1 }) => ({
       tenantId: 'acme',
+      principalId: 'key-1',
       key,
       route: 'POST /physical/test',
       body,
@@ -240,6 +241,12 @@ for (const engine of ENGINES) {
         idempotency.run({ ...request('k-422'), route: 'POST /physical/other' }, denied),
         (error: AppError) => error.code === 'CONFLICT',
       );
+      // Another credential of the tenant with the same key and body is another request.
+      await assert.rejects(
+        idempotency.run({ ...request('k-422'), principalId: 'key-2' }, denied),
+        (error: AppError) => error.code === 'CONFLICT',
+      );
+      assert.equal(counter.runs, 1);
     });
 
     it('keeps the answer a handler committed over the error it throws afterwards', async () => {

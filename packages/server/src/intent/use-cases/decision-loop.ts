@@ -307,7 +307,7 @@ export function createDecisionLoop(deps: {
     ): Promise<StoredResponse> {
       let hash: string;
       try {
-        hash = requestHash(body);
+        hash = requestHash({ principalId: principal.id, request: body });
       } catch {
         return refusal;
       }
@@ -348,7 +348,7 @@ export function createDecisionLoop(deps: {
           principal.tenantId,
           INTENT_IDEMPOTENCY_SCOPE,
           key,
-          requestHash(request),
+          requestHash({ principalId: principal.id, request }),
           executionPending,
         );
         if (claim.kind === 'replay')

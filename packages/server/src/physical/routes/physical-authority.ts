@@ -52,6 +52,7 @@ export const physicalAuthorityRoutes: FastifyPluginAsyncTypebox<{
         outcome = await idempotency.run(
           {
             tenantId: principal.tenantId,
+            principalId: principal.id,
             key: request.headers['idempotency-key'],
             route: 'POST /physical/authority-tokens',
             body: request.body,

@@ -24,6 +24,7 @@ export const physicalSnapshotRoutes: FastifyPluginAsyncTypebox<{
       const outcome = await idempotency.run(
         {
           tenantId: principal.tenantId,
+          principalId: principal.id,
           key: request.headers['idempotency-key'],
           route: 'POST /physical/snapshots',
           body: request.body,

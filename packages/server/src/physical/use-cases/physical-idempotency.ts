@@ -3,8 +3,9 @@
  * (`intent/idempotency.ts`) under the scope `physical`:
  *
  * - keys are 1..255 visible ASCII characters (else 400), scoped to the tenant;
- * - the stored request hash covers the route and the canonical body, so one key names one request:
- *   the same key with another body (or on another route) is 409 `conflict`;
+ * - the stored request hash covers the principal, the route and the canonical body, so one key
+ *   names one request of one caller: the same key with another body, on another route or from
+ *   another credential is 409 `conflict` (never the first caller's answer, which may hold a token);
  * - only final outcomes are stored, for 24 h: 2xx, 400, 422 and 423. Anything else (403, 404, 409,
  *   429, 5xx) releases the key so that a retry runs again;
  * - a duplicate arriving while the first is in flight waits for it, or gets 409 after
@@ -28,6 +29,8 @@ export const isFinalStatus = (status: number) =>
 
 export interface IdempotentRequest {
   tenantId: string;
+  /** The credential (API key or console user) making the request; part of the request hash. */
+  principalId: string;
   /** The `Idempotency-Key` header as received (undefined: none). */
   key: string | string[] | undefined;
   /** The route, e.g. `POST /physical/snapshots`; part of the request hash. */
@@ -77,7 +80,7 @@ export function createPhysicalIdempotency(deps: { idempotency: Idempotency }): P
         tenantId,
         PHYSICAL_IDEMPOTENCY_SCOPE,
         key,
-        requestHash({ route: request.route, body: request.body }),
+        requestHash({ principalId: request.principalId, route: request.route, body: request.body }),
       );
       if (claim.kind === 'replay') return { statusCode: claim.statusCode, body: claim.body, replayed: true };
 
