@@ -53,10 +53,17 @@ export async function serve(flags: GlobalFlags): Promise<void> {
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const base = `http://${displayHost(config.host)}:${port}`;
+  // The address the service names itself by (approval URLs, the physical tokens' iss, log origins):
+  // where users should reach it, so that a console session and a verifier's issuer match.
+  // Its default names the configured port, which is 0 when the system picked one.
+  const publicBase =
+    config.publicBaseUrl === `http://localhost:${config.port}`
+      ? `http://localhost:${port}`
+      : config.publicBaseUrl;
 
   const lines = [
-    `Authority Runtime listening on ${base} (${config.mode} mode, API reference at ${base}/docs)`,
-    `Web console at ${base}/console/ (sign in with a console user: authority users create --help)`,
+    `Authority Runtime listening on ${base} (${config.mode} mode, API reference at ${publicBase}/docs)`,
+    `Web console at ${publicBase}/console/ (sign in with a console user: authority users create --help)`,
   ];
   if (config.mode === 'embedded' || flags.demo) {
     const demo = await createTenantService(storage, systemClock).bootstrapDemo();
@@ -66,7 +73,7 @@ export async function serve(flags: GlobalFlags): Promise<void> {
         `Created tenant "${demo.tenant.id}" (plan ${demo.tenant.plan}) with an owner API key.`,
         `Owner API key (shown once; store it now): ${demo.ownerKey.key}`,
         'Try it:',
-        `  curl -s ${base}/tenant -H "Authorization: Bearer ${demo.ownerKey.key}" -H "x-tenant-id: ${demo.tenant.id}"`,
+        `  curl -s ${publicBase}/tenant -H "Authorization: Bearer ${demo.ownerKey.key}" -H "x-tenant-id: ${demo.tenant.id}"`,
         '',
       );
     }

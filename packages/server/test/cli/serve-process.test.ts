@@ -34,9 +34,10 @@ describe('authority serve as a process', () => {
       const health = await fetch(`${first.base}/v1/health`);
       assert.equal(health.status, 200);
 
-      // The banner's second line is the web console's address, which the service serves.
+      // The banner's second line is the web console's address, which the service serves: on
+      // PUBLIC_BASE_URL (default http://localhost:<port>), the origin of its approval URLs.
       const consoleUrl = /^Web console at (http:\/\/\S+\/console\/) /m.exec(first.output)?.[1];
-      assert.equal(consoleUrl, `${first.base}/console/`, first.output);
+      assert.equal(consoleUrl, `http://localhost:${new URL(first.base).port}/console/`, first.output);
       const page = await fetch(consoleUrl ?? '');
       assert.ok([200, 404].includes(page.status), 'the console route answers, built or not');
       assert.equal(
@@ -48,11 +49,13 @@ describe('authority serve as a process', () => {
     }
   });
 
-  it('prints nothing secret on later starts', async () => {
-    const second = await startServeProcess(dataDir);
+  it('prints nothing secret on later starts, and names the console by PUBLIC_BASE_URL', async () => {
+    const second = await startServeProcess(dataDir, { PUBLIC_BASE_URL: 'https://authority.example.test/' });
     try {
       assert.doesNotMatch(second.output, /service_live_/);
       assert.doesNotMatch(second.output, /Owner API key/);
+      assert.match(second.output, /^Web console at https:\/\/authority\.example\.test\/console\/ /m);
+      assert.match(second.output, /^Authority Runtime listening on http:\/\/127\.0\.0\.1:\d+ /m);
     } finally {
       await stopProcess(second.child);
     }
