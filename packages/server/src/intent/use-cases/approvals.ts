@@ -18,7 +18,6 @@ import {
   escalationDetail,
   escalationStatus,
   escalationView,
-  intentStatus,
   riskScoreOf,
 } from '../domain/escalation-views.js';
 import type { ApprovalState, IntentRecord } from '../domain/intent-record.js';
@@ -150,9 +149,7 @@ export function createApprovals(deps: {
           return { expired: true as const };
         }
         if (status !== 'pending') {
-          throw new AppError('CONFLICT', 'The escalation is already decided', {
-            status: intentStatus(record, now),
-          });
+          throw new AppError('CONFLICT', 'The escalation is already decided', { status });
         }
         const approval = record.approval as ApprovalState;
         if (approval.queue === 'catastrophic-review' && !principal.permissions.has(CATASTROPHIC_PERMISSION)) {
@@ -185,7 +182,7 @@ export function createApprovals(deps: {
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
           throw new AppError('CONFLICT', 'This principal has already decided on the escalation', {
-            status: record.status,
+            status,
             reason: 'already_decided_by_principal',
           });
         }
@@ -257,7 +254,7 @@ export function createApprovals(deps: {
         return { expired: false as const, view };
       });
       if (outcome.expired) {
-        throw new AppError('CONFLICT', 'The escalation expired before it was decided', { status: 'EXPIRED' });
+        throw new AppError('CONFLICT', 'The escalation expired before it was decided', { status: 'expired' });
       }
       return outcome.view;
     },
