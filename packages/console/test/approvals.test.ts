@@ -165,6 +165,33 @@ describe('approvals in the console', () => {
     await signOut(page);
   });
 
+  it('shows a decision another approver recorded meanwhile, with the refusal of the late one', async () => {
+    const escalated = await escalate('merge pull request 77');
+    await open(escalated.approvalUrl);
+    await signIn(page, 'approver@demo.test');
+    await page.getByText('No decision recorded yet').waitFor();
+    // Another approver decides through the API while this page is open.
+    const created = await server.asOwner('POST', '/keys', { name: 'other-approver', role: 'approver' });
+    const { key } = (await created.json()) as { key: string };
+    const elsewhere = await fetch(`${server.base}/authority/approval`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'x-tenant-id': TENANT, 'content-type': 'application/json' },
+      body: JSON.stringify({ intentId: escalated.intentId, decision: 'deny', rationale: RATIONALE }),
+    });
+    assert.equal(elsewhere.status, 200, await elsewhere.text());
+    await decideWith('Approve');
+    const refusal = page.getByRole('alert').filter({ hasText: '409 CONFLICT' });
+    await refusal.waitFor();
+    assert.match((await refusal.textContent()) ?? '', /Current status: denied/);
+    // At once, not at the next refresh: the decision is listed and the form is gone.
+    await page
+      .getByRole('region', { name: 'Decisions' })
+      .getByRole('cell', { name: 'deny', exact: true })
+      .waitFor({ timeout: 1_000 });
+    assert.equal(await page.getByLabel('Rationale').count(), 0);
+    await signOut(page);
+  });
+
   it('refuses, for separation of duties, the approval of an intent its own approver submitted', async () => {
     await page.goto(`${server.base}/console/approvals`);
     await signIn(page, 'owner@demo.test');

@@ -172,14 +172,21 @@ export function IntentEscalation({ escalationId }: { escalationId: string }) {
   );
   const decide = useAction(async (decision: 'approve' | 'deny') => {
     if (!item) return;
-    const answer = await api<ApprovalAnswer>('POST', '/authority/approval', {
-      body: {
-        intentId: item.intentId,
-        decision,
-        approver: { name: session.user.email },
-        rationale: rationale.trim(),
-      },
-    });
+    let answer: ApprovalAnswer;
+    try {
+      answer = await api<ApprovalAnswer>('POST', '/authority/approval', {
+        body: {
+          intentId: item.intentId,
+          decision,
+          approver: { name: session.user.email },
+          rationale: rationale.trim(),
+        },
+      });
+    } catch (refusal) {
+      // Decided by someone else or expired meanwhile: show the escalation as it is now.
+      await reload();
+      throw refusal;
+    }
     setRationale('');
     // The page shows the new state (progress, decisions) before it says the decision was recorded.
     await reload();
