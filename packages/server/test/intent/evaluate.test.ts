@@ -124,6 +124,34 @@ for (const engine of ENGINES) {
       assert.notEqual(notLowered.decision, 'ALLOW');
       const bad = await evaluate(body('list', { oiCode: 'read-only' }));
       assert.equal(bad.statusCode, 400);
+
+      // A code the verb table never reads is a write in the second pass: a rule for reads no longer
+      // approves "list pull requests" as OI-105 (change control); OI-101 stays the read it was.
+      const saved = await t.app.inject({
+        method: 'POST',
+        url: '/authority/policy',
+        headers: owner,
+        payload: {
+          activate: true,
+          rules: [
+            {
+              id: 'allow-reads',
+              effect: 'ALLOW',
+              conditions: { all: [{ path: 'risk.operation_type', op: 'EQ', value: 'read' }] },
+            },
+          ],
+        },
+      });
+      assert.equal(saved.statusCode, 201, saved.body);
+      assert.equal((await evaluate(body('list pull requests'))).json().decision, 'ALLOW');
+      const asChange = (await evaluate(body('list pull requests', { oiCode: 'OI-105' }))).json();
+      assert.notEqual(asChange.decision, 'ALLOW', JSON.stringify(asChange.rationale));
+      assert.ok(
+        asChange.rationale.includes('interpreted as OI-105 (write, confidence 0.9)'),
+        asChange.rationale,
+      );
+      const asCode = (await evaluate(body('list pull requests', { oiCode: 'OI-101' }))).json();
+      assert.equal(asCode.decision, 'ALLOW');
     });
 
     it('rejects tampered, foreign, expired and malformed permission tokens, and keeps old secrets verifiable', async () => {

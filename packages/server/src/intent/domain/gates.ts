@@ -6,7 +6,7 @@ import { decide, SIGNAL_IDS, signalRule } from '../../policy/most-severe-wins.js
 import type { Effect, EvaluationDocument, MatchedRule } from '../../policy/rule.js';
 import { type BudgetClaim, type BudgetState, budgetMatchSteps, checkBudgets } from './budgets.js';
 import { type IntentRequest, type RiskFlags, riskFlags } from './intent-request.js';
-import { type Interpretation, interpret } from './interpret.js';
+import { type Interpretation, interpret, VERB_TABLE } from './interpret.js';
 import { riskScore } from './risk-score.js';
 import { type ThresholdSettings, thresholdSignals } from './thresholds.js';
 
@@ -67,6 +67,17 @@ export interface Verdict {
 /** A gate reads the state, may add to it, and decides (a verdict) or passes (undefined). */
 export type GateStep = (state: GateState) => Verdict | undefined;
 
+/**
+ * The interpretation with a supplied code in place of the primary hypothesis's (contract §4.9):
+ * its operation stays a read only when the verb table reads that code too, else it is a write, so
+ * the supplied code can only raise severity (`OI-105` is never a read, whatever the text says).
+ */
+function overridden(interpreted: Interpretation, oiCode: string): Interpretation {
+  const readable = VERB_TABLE.some((row) => row.oiCode === oiCode && row.operationType === 'read');
+  const operationType = readable ? interpreted.primary.operationType : 'write';
+  return { ...interpreted, primary: { ...interpreted.primary, oiCode, operationType } };
+}
+
 /** The state before the first gate: the risk score and the interpretation every gate may read. */
 export function initialGateState(input: IntentEvaluationInput): GateState {
   const { request } = input;
@@ -75,9 +86,7 @@ export function initialGateState(input: IntentEvaluationInput): GateState {
     input,
     score: riskScore(request.riskContext, input.thresholds.modifiers),
     flags: riskFlags(request.riskContext),
-    interpretation: input.oiCodeOverride
-      ? { ...interpreted, primary: { ...interpreted.primary, oiCode: input.oiCodeOverride } }
-      : interpreted,
+    interpretation: input.oiCodeOverride ? overridden(interpreted, input.oiCodeOverride) : interpreted,
     rationale: [],
     matched: [],
     floor: { matched: false },
