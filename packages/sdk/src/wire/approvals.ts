@@ -1,7 +1,14 @@
 import { type Static, Type } from 'typebox';
 import { Closed, IsoDateTime, Nullable } from './common.js';
-import { APPROVAL_QUEUES, APPROVAL_STATUSES } from './constants.js';
-import { MatchedRule } from './intent.js';
+import {
+  ACTOR_TYPES,
+  APPROVAL_QUEUES,
+  APPROVAL_STATUSES,
+  GATES,
+  INTENT_OUTCOMES,
+  INTENT_STATUSES,
+} from './constants.js';
+import { Args, Hypothesis, MatchedRule, RiskContext } from './intent.js';
 
 /** Human review of escalated intents (contract §4.8). */
 
@@ -89,20 +96,26 @@ export type RecordedDecision = Static<typeof RecordedDecision>;
 export const EscalationDetail = Type.Object({
   ...EscalationView.properties,
   intent: Type.Object({
-    status: Type.String(),
+    status: Type.Enum(INTENT_STATUSES),
     requestedBy: Type.String({
       description: 'The principal that submitted the intent; it may not approve it (separation of duties)',
     }),
-    actor: Type.Object({ id: Type.String(), type: Type.String() }),
-    args: Type.Unknown({ description: 'The whole of args, secret-looking keys redacted; null without args' }),
-    riskContext: Type.Unknown(),
+    actor: Type.Object({ id: Type.String(), type: Type.Enum(ACTOR_TYPES) }),
+    args: Type.Union([Args, Type.Null()], {
+      description: 'The whole of args, secret-looking keys redacted; null without args',
+    }),
+    riskContext: Type.Union([RiskContext, Type.Null()], {
+      description: 'As submitted; null only for a record without one',
+    }),
     decision: Type.Object({
-      decision: Type.String(),
-      riskScore: Nullable(Type.Number()),
+      decision: Type.Enum(INTENT_OUTCOMES, { description: 'The decision when submitted (ESCALATED)' }),
+      riskScore: Nullable(Type.Number({ minimum: 0, maximum: 100 })),
       rationale: Type.Array(Type.String()),
-      gateTrace: Type.Array(Type.String()),
+      gateTrace: Type.Array(Type.Enum(GATES)),
       matchedRules: Type.Array(MatchedRule),
-      intent: Type.Unknown(),
+      intent: Type.Union([Hypothesis, Type.Null()], {
+        description: 'The primary interpretation of the action',
+      }),
     }),
   }),
   decisions: Type.Array(RecordedDecision, { description: 'Oldest first' }),

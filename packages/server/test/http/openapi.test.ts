@@ -160,6 +160,34 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(approved, { $ref: '#/components/schemas/IntentResponse' });
   });
 
+  it('types the decision records at the core: no untyped member in them, args values aside', () => {
+    /** JSON pointers of the empty schemas under `schema` (a record's free values are not walked). */
+    const untyped = (schema: unknown, at: string, seen: Set<string>): string[] => {
+      if (typeof schema !== 'object' || schema === null) return [];
+      const node = schema as Record<string, unknown>;
+      const ref = typeof node.$ref === 'string' ? node.$ref.replace('#/components/schemas/', '') : undefined;
+      if (ref !== undefined) {
+        if (seen.has(ref)) return [];
+        seen.add(ref);
+        return untyped(doc.components.schemas[ref], `${at}→${ref}`, seen);
+      }
+      if (Object.keys(node).every((key) => key === 'description')) return [at];
+      const found: string[] = [];
+      for (const [name, member] of Object.entries((node.properties ?? {}) as Record<string, unknown>)) {
+        found.push(...untyped(member, `${at}/${name}`, seen));
+      }
+      if (node.items !== undefined) found.push(...untyped(node.items, `${at}[]`, seen));
+      for (const key of ['anyOf', 'oneOf', 'allOf']) {
+        for (const member of (node[key] ?? []) as unknown[]) found.push(...untyped(member, at, seen));
+      }
+      return found;
+    };
+    for (const name of ['IntentResponse', 'IntentView', 'EscalationDetail', 'EscalationView']) {
+      assert.ok(doc.components.schemas[name], name);
+      assert.deepEqual(untyped({ $ref: `#/components/schemas/${name}` }, '', new Set()), [], name);
+    }
+  });
+
   it('gives POST /intent an example of each outcome, each a valid IntentResponse', () => {
     const responses = doc.paths['/intent']?.post?.responses ?? {};
     const outcomes = ['200', '202', '403'].map((status) => {
