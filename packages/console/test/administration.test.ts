@@ -193,6 +193,8 @@ describe('administration in the console', () => {
     await tabTo(/^Settings$/);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Settings: API keys' }).waitFor();
+    // The new page takes the focus (its main landmark), not the link that was followed.
+    await page.waitForFunction(() => document.activeElement?.id === 'main', null, { timeout: 5_000 });
     await tabTo(/^Key name/);
     await page.keyboard.type('keyboard-key');
     await tabTo(/^Create key$/);

@@ -80,6 +80,14 @@ describe('approvals in the console', () => {
     assert.doesNotMatch(await page.content(), /tok-never-shown/);
     await decideWith('Approve');
     await page.getByText('The escalation is now approved (1 of 1 approvals)').waitFor();
+    // The form is gone: the focus is on what says the decision was recorded.
+    await page.waitForFunction(
+      () => document.activeElement?.textContent?.startsWith('Recorded.') === true,
+      null,
+      {
+        timeout: 5_000,
+      },
+    );
     assert.equal(await intentStatus(escalated.intentId), 'APPROVED_AFTER_REVIEW');
     // Decided: no warning about who must give a second approval any more.
     assert.equal(await page.getByText('You already decided on this escalation').count(), 0);
@@ -183,6 +191,9 @@ describe('approvals in the console', () => {
     const refusal = page.getByRole('alert').filter({ hasText: '409 CONFLICT' });
     await refusal.waitFor();
     assert.match((await refusal.textContent()) ?? '', /Current status: denied/);
+    await page.waitForFunction(() => document.activeElement?.getAttribute('role') === 'alert', null, {
+      timeout: 5_000,
+    });
     // At once, not at the next refresh: the decision is listed and the form is gone.
     await page
       .getByRole('region', { name: 'Decisions' })

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useId } from 'preact/hooks';
+import { useFocusOnShow } from './focus.js';
 
 interface Common {
   label: string;
@@ -37,9 +38,12 @@ export function TextField(
     name?: string;
     /** Why the value is refused (by the form or by the server), shown under the input. */
     error?: string | undefined;
+    /** Takes the focus when it appears (the one field of a step that replaced another). */
+    autoFocus?: boolean;
   },
 ) {
   const id = useId();
+  const input = useFocusOnShow<HTMLInputElement>(props.autoFocus === true);
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
   const describedBy = [props.hint ? hintId : '', props.error ? errorId : ''].filter(Boolean).join(' ');
@@ -52,6 +56,7 @@ export function TextField(
     inputMode: props.inputMode,
     pattern: props.pattern,
     maxLength: props.maxLength,
+    ref: input,
     'aria-describedby': describedBy || undefined,
     'aria-invalid': props.error ? true : undefined,
     onInput: (event: Event) => props.onValue((event.currentTarget as HTMLInputElement).value),

@@ -1,5 +1,12 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+
+/**
+ * Whether a page was shown since the document loaded: the first page leaves the focus where the
+ * browser puts it (the skip link comes first), later pages of the same load take it.
+ */
+let pageShown = false;
 
 /** A page: its title in the document and as the one h1, the landmark the skip link targets. */
 export function Page({
@@ -14,8 +21,16 @@ export function Page({
   useEffect(() => {
     document.title = `${title} · Authority Runtime`;
   }, [title]);
+  const { path } = useLocation();
+  const main = useRef<HTMLElement>(null);
+  // A link followed inside the console replaces the page without a load: the focus moves to the
+  // new page's main landmark instead of staying on the link (or falling to the body).
+  useEffect(() => {
+    if (pageShown) main.current?.focus({ preventScroll: true });
+    pageShown = true;
+  }, [path]);
   return (
-    <main id="main" tabIndex={-1}>
+    <main id="main" tabIndex={-1} ref={main}>
       <div class="page-head">
         <h1>{title}</h1>
         {actions ? <div class="page-actions">{actions}</div> : null}

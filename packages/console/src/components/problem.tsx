@@ -1,4 +1,5 @@
 import { ApiError } from '../api/client.js';
+import { useFocusOnShow } from './focus.js';
 
 interface Issue {
   path?: string;
@@ -32,7 +33,17 @@ function explain(error: ApiError): string | null {
 }
 
 /** A server refusal or failure, shown plainly: status, code, message, what it means, request id. */
-export function Problem({ error, title }: { error: unknown; title?: string }) {
+export function Problem({
+  error,
+  title,
+  takeFocus = false,
+}: {
+  error: unknown;
+  title?: string;
+  /** Takes the focus when shown: for a refusal that removed the control that had it. */
+  takeFocus?: boolean;
+}) {
+  const box = useFocusOnShow<HTMLDivElement>(takeFocus && error !== null && error !== undefined, error);
   if (error === null || error === undefined) return null;
   const apiError =
     error instanceof ApiError ? error : new ApiError(0, 'ERROR', String(error), undefined, undefined);
@@ -40,7 +51,7 @@ export function Problem({ error, title }: { error: unknown; title?: string }) {
   const issues = issuesOf(apiError);
   const status = apiError.details?.status;
   return (
-    <div class="problem" role="alert">
+    <div class="problem" role="alert" tabIndex={-1} ref={box}>
       <p class="problem-title">
         <strong>{title ?? (apiError.status === 403 ? 'Refused' : 'Something went wrong')}</strong>{' '}
         {apiError.status > 0 ? (

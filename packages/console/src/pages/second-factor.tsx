@@ -93,6 +93,7 @@ export function SecondFactor({
           pattern="[0-9]{6}"
           maxLength={6}
           hint="Six digits from your authenticator app"
+          autoFocus
         />
         <button type="submit" class="primary" disabled={verify.busy}>
           Verify

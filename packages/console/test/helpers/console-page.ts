@@ -37,6 +37,14 @@ export async function signIn(page: Page, email: string): Promise<void> {
     assert.match(secret, /^[A-Z2-7]{32}$/);
     authenticators.set(email, new Authenticator(secret));
   }
+  // The code field takes the focus when the step appears, so the keyboard types into it.
+  await page.waitForFunction(
+    () => (document.activeElement as HTMLInputElement | null)?.name === 'code',
+    null,
+    {
+      timeout: 5_000,
+    },
+  );
   const authenticator = authenticators.get(email);
   assert.ok(authenticator, `no authenticator enrolled for ${email}`);
   await page.getByLabel('Code', { exact: true }).fill(await authenticator.nextCode());

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import type { ApprovalAnswer, EscalationDetail } from '../../api/types.js';
 import { Form, TextArea } from '../../components/fields.js';
+import { useFocusOnShow } from '../../components/focus.js';
 import { Json, Loading, Page, Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
 import { formatTime, TimeLeft } from '../../components/time.js';
@@ -192,6 +193,8 @@ export function IntentEscalation({ escalationId }: { escalationId: string }) {
     await reload();
     setOutcome(answer);
   });
+  // The decision form is gone once the decision is recorded: the focus moves to what says so.
+  const recorded = useFocusOnShow<HTMLParagraphElement>(outcome !== null, outcome);
   const short = rationale.trim().length < RATIONALE_MIN;
   return (
     <Page title={item ? `Escalation: ${item.proposedAction}` : 'Escalation'}>
@@ -243,12 +246,12 @@ export function IntentEscalation({ escalationId }: { escalationId: string }) {
             </Section>
           ) : null}
           {outcome ? (
-            <p class="success" role="status">
+            <p class="success" role="status" tabIndex={-1} ref={recorded}>
               Recorded. The escalation is now {outcome.status} ({outcome.approvalsReceived} of{' '}
               {outcome.requiredApprovals} approvals).
             </p>
           ) : null}
-          <Problem error={decide.error} title="Your decision was refused" />
+          <Problem error={decide.error} title="Your decision was refused" takeFocus />
           <p>
             <a href={`/console/intents/${item.intentId}`}>Open the intent</a> ·{' '}
             <a href="/console/approvals">Back to the inbox</a>

@@ -122,7 +122,7 @@ export function TicketDetail({ ticketId }: { ticketId: string }) {
               </Form>
             </Section>
           ) : null}
-          <Problem error={decide.error} title="Your decision was refused" />
+          <Problem error={decide.error} title="Your decision was refused" takeFocus />
           <p>
             <a href="/console/approvals">Back to the inbox</a>
           </p>
