@@ -69,7 +69,7 @@ export interface WaitOptions {
   timeoutMs: number;
   /** Time between two reads of the intent, ms (default 1,000). */
   pollIntervalMs?: number;
-  /** Stops waiting (throws `ABORTED`). */
+  /** Stops waiting: throws `ABORTED`, or `TIMEOUT` for a signal of `AbortSignal.timeout`. */
   signal?: AbortSignal;
 }
 
