@@ -1,4 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
+import type { App } from '../../src/app/build-server.js';
 import type { Services } from '../../src/app/services.js';
 import { chainRepository } from '../../src/chain/chain-repository.js';
 import type { IntentDecision } from '../../src/intent/domain/intent-record.js';
@@ -113,4 +114,14 @@ export function intentPayload(action: string, extra: Record<string, unknown> = {
     riskContext: { baseRiskScore: 10 },
     ...extra,
   };
+}
+
+/** Saves `rules` as a new version of the tenant's intent policy and activates it (`POST /authority/policy`). */
+export function activatePolicy(app: App, headers: Record<string, string>, rules: readonly object[]) {
+  return app.inject({
+    method: 'POST',
+    url: '/authority/policy',
+    headers,
+    payload: { activate: true, rules },
+  });
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { activatePolicy } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
 
 const body = (action: string, extra: Record<string, unknown> = {}) => ({
@@ -98,18 +99,10 @@ for (const engine of ENGINES) {
         ['deny', 'custom', 'signal:default'],
       );
 
-      const saved = await t.app.inject({
-        method: 'POST',
-        url: '/authority/policy',
-        headers: owner,
-        payload: {
-          activate: true,
-          rules: [
-            { id: 'sign-off-releases', effect: 'REQUIRE_APPROVAL', bindings: { oiCodes: ['OI-104'] } },
-            { id: 'no-schema-changes', effect: 'DENY', bindings: { oiCodes: ['OI-305'] } },
-          ],
-        },
-      });
+      const saved = await activatePolicy(t.app, owner, [
+        { id: 'sign-off-releases', effect: 'REQUIRE_APPROVAL', bindings: { oiCodes: ['OI-104'] } },
+        { id: 'no-schema-changes', effect: 'DENY', bindings: { oiCodes: ['OI-305'] } },
+      ]);
       assert.equal(saved.statusCode, 201, saved.body);
       const approval = (await evaluate(body('deploy the release'))).json();
       assert.equal(approval.decision, 'REQUIRE_APPROVAL');
@@ -127,22 +120,14 @@ for (const engine of ENGINES) {
 
       // A code the verb table never reads is a write in the second pass: a rule for reads no longer
       // approves "list pull requests" as OI-105 (change control); OI-101 stays the read it was.
-      const saved = await t.app.inject({
-        method: 'POST',
-        url: '/authority/policy',
-        headers: owner,
-        payload: {
-          activate: true,
-          rules: [
-            {
-              id: 'allow-reads',
-              effect: 'ALLOW',
-              conditions: { all: [{ path: 'risk.operation_type', op: 'EQ', value: 'read' }] },
-            },
-          ],
+      const reads = await activatePolicy(t.app, owner, [
+        {
+          id: 'allow-reads',
+          effect: 'ALLOW',
+          conditions: { all: [{ path: 'risk.operation_type', op: 'EQ', value: 'read' }] },
         },
-      });
-      assert.equal(saved.statusCode, 201, saved.body);
+      ]);
+      assert.equal(reads.statusCode, 201, reads.body);
       assert.equal((await evaluate(body('list pull requests'))).json().decision, 'ALLOW');
       const asChange = (await evaluate(body('list pull requests', { oiCode: 'OI-105' }))).json();
       assert.notEqual(asChange.decision, 'ALLOW', JSON.stringify(asChange.rationale));

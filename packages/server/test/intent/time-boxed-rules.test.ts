@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
-import { intentPayload } from '../helpers/intents.js';
+import { activatePolicy, intentPayload } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
 
 const HOUR = 3_600_000;
@@ -34,23 +34,15 @@ for (const engine of ENGINES) {
       agent = await t.roleHeaders('acme', 'agent');
       from = new Date(t.clock() + HOUR).toISOString();
       until = new Date(t.clock() + 2 * HOUR).toISOString();
-      const saved = await t.app.inject({
-        method: 'POST',
-        url: '/authority/policy',
-        headers: owner,
-        payload: {
-          activate: true,
-          rules: [
-            {
-              id: 'freeze-pushes',
-              effect: 'DENY',
-              activeFrom: from,
-              activeUntil: until,
-              conditions: { all: [{ path: 'proposedAction', op: 'MATCHES', value: '(?i)push' }] },
-            },
-          ],
+      const saved = await activatePolicy(t.app, owner, [
+        {
+          id: 'freeze-pushes',
+          effect: 'DENY',
+          activeFrom: from,
+          activeUntil: until,
+          conditions: { all: [{ path: 'proposedAction', op: 'MATCHES', value: '(?i)push' }] },
         },
-      });
+      ]);
       assert.equal(saved.statusCode, 201, saved.body);
     });
     after(async () => {
