@@ -91,6 +91,12 @@ describe('approvals in the console', () => {
     assert.equal(await intentStatus(escalated.intentId), 'APPROVED_AFTER_REVIEW');
     // Decided: no warning about who must give a second approval any more.
     assert.equal(await page.getByText('You already decided on this escalation').count(), 0);
+    // The intent's own page redacts its args the same way.
+    await page.getByRole('link', { name: 'Open the intent' }).click();
+    const request = page.getByRole('figure', { name: 'Request' });
+    await request.waitFor();
+    assert.match((await request.textContent()) ?? '', /"apiToken": "\[redacted\]"/);
+    assert.doesNotMatch(await page.content(), /tok-never-shown/);
   });
 
   it('opens an approvalUrl written with the /v1 prefix on the same page', async () => {

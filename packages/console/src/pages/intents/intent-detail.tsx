@@ -5,6 +5,7 @@ import type { ExplanationEntry, IntentView } from '../../api/types.js';
 import { Gate } from '../../components/gate.js';
 import { Json, Loading, Page, Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
+import { redacted } from '../../components/redact.js';
 import { formatTime } from '../../components/time.js';
 import { useAction, useApi } from '../../components/use-api.js';
 import { RiskBadge } from '../approvals/badges.js';
@@ -131,7 +132,17 @@ function IntentBody({ intentId }: { intentId: string }) {
             )}
           </Section>
           <Section title="Request">
-            <Json value={intent.request} label="Request" />
+            <Json
+              value={
+                'args' in intent.request
+                  ? { ...intent.request, args: redacted(intent.request.args) }
+                  : intent.request
+              }
+              label="Request"
+            />
+            {'args' in intent.request ? (
+              <p class="muted">Values of args under keys that look like secrets are redacted.</p>
+            ) : null}
           </Section>
           <Section title="Execution">
             <Json value={intent.execution} label="Execution" />
