@@ -1,7 +1,8 @@
 /**
  * What of `args` leaves the intent record (contract §4.6): the raw args never reach the permanent
  * chain, only their hash and a redacted preview; an approver reads the whole of args with the same
- * redaction. The rule is documented in docs/decision-loop.md.
+ * redaction. The rule is documented in docs/decision-loop.md. The console keeps a copy for the
+ * intent page (packages/console/src/components/redact.ts), which its tests hold to this one.
  */
 const PREVIEW_LIMIT = 256;
 /** Keys whose values are redacted (docs/decision-loop.md): `authorization`, not `author`. */
