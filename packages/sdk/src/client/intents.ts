@@ -10,6 +10,7 @@ import type {
   IntentView,
 } from '../wire/intent.js';
 import { WIRE_ROUTES as R } from '../wire/routes.js';
+import { AuthorityApiError } from './api-error.js';
 import { nextCursorOf, PagedList } from './paged-list.js';
 import { type IdempotentCallOptions, newIdempotencyKey, Resource } from './resource.js';
 import { aborted, type CallOptions, errorFromAnswer } from './transport.js';
@@ -167,7 +168,9 @@ export class IntentsResource extends Resource {
   /**
    * Polls `GET /intent/:id` until the intent leaves `ESCALATED` (`APPROVED_AFTER_REVIEW`,
    * `DENIED_AFTER_REVIEW`, `EXPIRED`, …) and returns its status, or returns `ESCALATED` when
-   * `timeoutMs` runs out.
+   * `timeoutMs` runs out. A read that fails with a retryable error after all its retries (the
+   * service unavailable for a while) does not end the wait: polling goes on until the deadline.
+   * Any other error (404, 401, 403, `ABORTED`) is thrown.
    *
    * @example
    * ```ts
@@ -187,14 +190,16 @@ export class IntentsResource extends Resource {
       // Each read, its retries included, ends at the deadline: a service that does not answer
       // leaves the intent ESCALATED as far as the caller can know, when the time is up.
       const timeUp = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
-      let status: IntentStatus;
+      let status: IntentStatus = 'ESCALATED';
       try {
         ({ status } = await this.get(intentId, {
           signal: signal ? AbortSignal.any([signal, timeUp]) : timeUp,
         }));
       } catch (error) {
         if (timeUp.aborted && !signal?.aborted) return 'ESCALATED';
-        throw error;
+        // A service that is down for a while (its read failed after every retry) is waited out
+        // like a pending escalation, until the deadline; a refusal (404, 401, 403) ends the wait.
+        if (!(error instanceof AuthorityApiError && error.retryable) || signal?.aborted) throw error;
       }
       if (status !== 'ESCALATED') return status;
       const left = deadline - Date.now();

@@ -152,6 +152,37 @@ for (const engine of ENGINES) {
       );
     });
 
+    it('waits out a service that is unavailable for longer than one read retries, until its deadline', async () => {
+      const agent = clientFor(agentKey);
+      const escalated = await agent.submitIntent(read('outage', { proposedAction: 'merge pull request 11' }));
+      assert.equal(escalated.outcome, 'ESCALATED');
+      await clientFor(approverKey).decideApproval({
+        intentId: escalated.intentId,
+        decision: 'approve',
+        rationale: RATIONALE,
+      });
+      // Six 503s: the first read gives up after its four attempts; the wait polls again.
+      const from = proxy.requests.length;
+      proxy.plan(...Array.from({ length: 6 }, () => UNAVAILABLE));
+      const status = await agent.waitForApproval(escalated.intentId, { timeoutMs: 5_000, pollIntervalMs: 20 });
+      assert.equal(status, 'APPROVED_AFTER_REVIEW');
+      assert.equal(proxy.requests.length - from, 7, 'six refused reads, then the one that answered');
+      // An outage that outlasts the wait ends it with ESCALATED, not an error.
+      proxy.plan(...Array.from({ length: 1_000 }, () => UNAVAILABLE));
+      const started = Date.now();
+      assert.equal(
+        await agent.waitForApproval(escalated.intentId, { timeoutMs: 300, pollIntervalMs: 20 }),
+        'ESCALATED',
+      );
+      assert.ok(Date.now() - started >= 300, 'waited until the deadline');
+      proxy.plan();
+      // A refusal still ends the wait at once.
+      const missing = await agent
+        .waitForApproval('0190f5c2-1111-7000-8000-0000000000ff', { timeoutMs: 5_000 })
+        .catch((error: unknown) => error);
+      assert.ok(missing instanceof AuthorityApiError && missing.status === 404);
+    });
+
     it('gives AUTHORITY_LOOP_FAILED as an error after maxAttempts tries, never a token, nothing decided', async () => {
       const signer = await startSigner();
       try {
