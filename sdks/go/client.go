@@ -3,6 +3,7 @@ package authority
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	mathrand "math/rand"
 	"net/http"
@@ -137,8 +138,10 @@ func (c *Client) GetIntent(ctx context.Context, intentID string) (map[string]any
 
 // WaitForApproval polls the intent every pollInterval (1 s when 0) until it leaves ESCALATED and
 // returns its status (APPROVED_AFTER_REVIEW, DENIED_AFTER_REVIEW, EXPIRED, ...), or ESCALATED once
-// timeout passed, also while a read is still waiting for the service. A cancelled ctx ends the
-// wait with its error.
+// timeout passed, also while a read is still waiting for the service. A read that fails with a
+// retryable error after all its retries (the service unavailable for a while) does not end the
+// wait: polling goes on until the timeout. Other errors (404, 401, 403) end it. A cancelled ctx
+// ends the wait with its error.
 func (c *Client) WaitForApproval(ctx context.Context, intentID string, timeout, pollInterval time.Duration) (string, error) {
 	if pollInterval <= 0 {
 		pollInterval = time.Second
@@ -151,15 +154,21 @@ func (c *Client) WaitForApproval(ctx context.Context, intentID string, timeout, 
 		record, err := c.GetIntent(readCtx, intentID)
 		timeUp := readCtx.Err() != nil && ctx.Err() == nil
 		cancel()
+		status := "ESCALATED"
 		if err != nil {
 			if timeUp {
 				return "ESCALATED", nil
 			}
-			return "", err
-		}
-		status, ok := record["status"].(string)
-		if !ok {
-			return "", invalidResponse(200, "", "the intent record has no status")
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || !apiErr.Retryable || ctx.Err() != nil {
+				return "", err
+			}
+		} else {
+			read, ok := record["status"].(string)
+			if !ok {
+				return "", invalidResponse(200, "", "the intent record has no status")
+			}
+			status = read
 		}
 		remaining := time.Until(deadline)
 		if status != "ESCALATED" || remaining <= 0 {

@@ -553,6 +553,33 @@ func TestWaitForApprovalAnswersEscalatedAtItsTimeoutWhileTheServiceHangs(t *test
 	}
 }
 
+func TestWaitForApprovalWaitsOutAnOutageUntilItsTimeout(t *testing.T) {
+	unavailable := reply(503, envelope("SERVICE_UNAVAILABLE"))
+	s := newScripted(t, unavailable, unavailable, unavailable, reply(200, map[string]any{"status": "APPROVED_AFTER_REVIEW"}))
+	client, _ := NewClient(s.server.URL, "acme", "k", Options{MaxAttempts: 2})
+	status, err := client.WaitForApproval(context.Background(), "i-1", 30*time.Second, 20*time.Millisecond)
+	if err != nil || status != "APPROVED_AFTER_REVIEW" || len(s.seen) != 4 {
+		t.Fatalf("two reads of two attempts failed, the wait polled on: %q %v after %d requests", status, err, len(s.seen))
+	}
+	outage := make([]func(http.ResponseWriter, *http.Request), 200)
+	for i := range outage {
+		outage[i] = unavailable
+	}
+	down := newScripted(t, outage...)
+	client, _ = NewClient(down.server.URL, "acme", "k", Options{MaxAttempts: 1})
+	started := time.Now()
+	status, err = client.WaitForApproval(context.Background(), "i-1", 300*time.Millisecond, 20*time.Millisecond)
+	if err != nil || status != "ESCALATED" || time.Since(started) < 300*time.Millisecond {
+		t.Fatalf("an outage past the timeout ends the wait with ESCALATED at the timeout: %q %v", status, err)
+	}
+	missing := newScripted(t, reply(404, envelope("NOT_FOUND")))
+	client, _ = NewClient(missing.server.URL, "acme", "k", Options{})
+	var apiErr *APIError
+	if _, err := client.WaitForApproval(context.Background(), "i-1", 30*time.Second, 20*time.Millisecond); !errors.As(err, &apiErr) || apiErr.Status != 404 {
+		t.Fatalf("a refusal ends the wait: %v", err)
+	}
+}
+
 func TestServiceURLKeepsOneV1(t *testing.T) {
 	cases := [][3]string{
 		{"https://authority.example.com/v1/", "/intent/abc", "https://authority.example.com/v1/intent/abc"},

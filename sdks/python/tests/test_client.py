@@ -257,6 +257,25 @@ class DecisionMapping(unittest.TestCase):
         self.assertEqual(status, "ESCALATED")
         self.assertLess(elapsed, 1.5, "the wait ends at its timeout, not after 4 attempts of 2 s")
 
+    def test_wait_for_approval_waits_out_an_outage_until_its_deadline(self) -> None:
+        unavailable = (503, {}, envelope("SERVICE_UNAVAILABLE"))
+        approved = (200, {}, {"status": "APPROVED_AFTER_REVIEW"})
+        with StubServer([unavailable] * 3 + [approved]) as server:
+            client = AuthorityClient(server.url, "acme", "k", max_attempts=2)
+            status = client.wait_for_approval("i-1", timeout=30, poll_interval=0.05)
+        self.assertEqual(status, "APPROVED_AFTER_REVIEW")
+        self.assertEqual(len(server.seen), 4, "two reads of two attempts failed; the wait polled on")
+        with StubServer([unavailable] * 200) as server:
+            client = AuthorityClient(server.url, "acme", "k", max_attempts=1)
+            started = time.monotonic()
+            status = client.wait_for_approval("i-1", timeout=0.3, poll_interval=0.05)
+        self.assertEqual(status, "ESCALATED")
+        self.assertGreaterEqual(time.monotonic() - started, 0.3)
+        with StubServer([(404, {}, envelope("NOT_FOUND"))]) as server:
+            with self.assertRaises(AuthorityApiError) as raised:
+                AuthorityClient(server.url, "acme", "k").wait_for_approval("i-1", timeout=30)
+        self.assertEqual(raised.exception.status, 404)
+
     def test_physical_denial_is_a_result(self) -> None:
         denied = {
             "error": {

@@ -131,20 +131,25 @@ class AuthorityClient:
         """Polls the intent until it leaves ``ESCALATED`` and returns its status
         (``APPROVED_AFTER_REVIEW``, ``DENIED_AFTER_REVIEW``, ``EXPIRED``, ...), or ``ESCALATED``
         when ``timeout`` seconds passed first, also while a read is still waiting for the service
-        (each read, its retries included, ends at the deadline)."""
+        (each read, its retries included, ends at the deadline). A read that fails with a
+        retryable error after all its retries (the service unavailable for a while) does not end
+        the wait: polling goes on until the deadline. Other errors (404, 401, 403) are raised."""
         if poll_interval <= 0:
             raise ValueError("poll_interval must be positive")
         deadline = time.monotonic() + timeout
         while True:
+            status = PENDING_STATUS
             try:
                 record = self._intent(intent_id, deadline)
             except AuthorityApiError as error:
                 if error.code == "TIMEOUT" and time.monotonic() >= deadline:
                     return PENDING_STATUS
-                raise
-            status = record.get("status") if isinstance(record, dict) else None
-            if not isinstance(status, str):
-                raise AuthorityApiError(200, "INVALID_RESPONSE", "the intent record has no status")
+                if not error.retryable:
+                    raise
+            else:
+                status = record.get("status") if isinstance(record, dict) else None
+                if not isinstance(status, str):
+                    raise AuthorityApiError(200, "INVALID_RESPONSE", "the intent record has no status")
             remaining = deadline - time.monotonic()
             if status != PENDING_STATUS or remaining <= 0:
                 return status
