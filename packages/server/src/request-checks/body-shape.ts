@@ -1,6 +1,7 @@
 /**
  * What every JSON body must be before any route sees it: nested at most MAX_BODY_DEPTH levels,
- * and with no string (object keys included) that holds NUL or is ill-formed UTF-16.
+ * with no string (object keys included) that holds NUL or is ill-formed UTF-16, and no number
+ * beyond the double range.
  *
  * - Depth: validation, canonical JSON and hashing walk bodies recursively; a body nested thousands
  *   deep would overflow the stack in one of them. 128 levels is far above any body the API takes
@@ -10,6 +11,8 @@
  *   same one. Query strings and path parameters are decoded from UTF-8 bytes, so only bodies can
  *   carry one.
  * - NUL cannot be stored in PostgreSQL text and has no business in an authorization request.
+ * - A number beyond the double range (`1e999`) parses as Infinity, which has no JSON form: it
+ *   could not be hashed (idempotency, canonical JSON) or stored as written.
  *
  * The first problem is reported with its JSON Pointer path, as schema errors are.
  */
@@ -41,6 +44,11 @@ export function findBodyProblem(body: unknown, maxDepth = MAX_BODY_DEPTH): BodyP
     if (typeof value === 'string') {
       const message = textProblem(value);
       return message === null ? null : { path: path || '/', message };
+    }
+    if (typeof value === 'number') {
+      return Number.isFinite(value)
+        ? null
+        : { path: path || '/', message: 'is a number too large for a double (it has no JSON value)' };
     }
     if (typeof value !== 'object' || value === null) return null;
     if (depth >= maxDepth) {

@@ -164,7 +164,10 @@ for (const engine of ENGINES) {
       // Six 503s: the first read gives up after its four attempts; the wait polls again.
       const from = proxy.requests.length;
       proxy.plan(...Array.from({ length: 6 }, () => UNAVAILABLE));
-      const status = await agent.waitForApproval(escalated.intentId, { timeoutMs: 5_000, pollIntervalMs: 20 });
+      const status = await agent.waitForApproval(escalated.intentId, {
+        timeoutMs: 5_000,
+        pollIntervalMs: 20,
+      });
       assert.equal(status, 'APPROVED_AFTER_REVIEW');
       assert.equal(proxy.requests.length - from, 7, 'six refused reads, then the one that answered');
       // An outage that outlasts the wait ends it with ESCALATED, not an error.

@@ -29,6 +29,8 @@ describe('findBodyProblem', () => {
       [{ 'a/b': { '~': 'x\u0000' } }, '/a~1b/~0', /NUL/],
       [nested(MAX_BODY_DEPTH + 1), '/0'.repeat(MAX_BODY_DEPTH), /deeper than 128 levels/],
       [{ events: nested(5_000, 'x') }, `/events${'/0'.repeat(MAX_BODY_DEPTH - 1)}`, /deeper than 128/],
+      [{ a: [1, Number.POSITIVE_INFINITY] }, '/a/1', /too large for a double/],
+      [{ a: { b: Number.NEGATIVE_INFINITY } }, '/a/b', /too large for a double/],
     ];
     for (const [body, path, message] of cases) {
       const problem = findBodyProblem(body);
@@ -49,10 +51,10 @@ describe('findBodyProblem', () => {
 
 /**
  * Every route that takes a body, called as its access requires: a lone surrogate in a value or a
- * key, or nesting past the limit, answers 400 VALIDATION_ERROR (validation_error on the physical
+ * key, nesting past the limit, or a number past the double range, answers 400 VALIDATION_ERROR (validation_error on the physical
  * surface) naming the path, before the route validates or stores anything.
  */
-describe('every body route refuses ill-formed Unicode and excessive depth at the edge', () => {
+describe('every body route refuses ill-formed Unicode, excessive depth and numbers past the double range at the edge', () => {
   let t: TestApp;
   let owner: Headers;
   let session: Headers;
@@ -70,6 +72,7 @@ describe('every body route refuses ill-formed Unicode and excessive depth at the
   const bodies: Array<[string, string, string]> = [
     ['a lone surrogate in a value', '{"name":"\\ud800","events":["\\udfff"]}', '/name'],
     ['a lone surrogate in a key', '{"\\udc01devid:q":"x"}', '/\ufffddevid:q'],
+    ['a number past the double range', '{"name":1e999,"events":[-1e400]}', '/name'],
     [
       '5,000 levels',
       `{"events":${'['.repeat(5_000)}"x"${']'.repeat(5_000)}}`,
