@@ -11,7 +11,11 @@ import { INTENT_ERROR_CODES, PHYSICAL_ERROR_CODES, TENANT_ID_PATTERN } from './c
 export const IsoDateTime = Type.String({ format: 'date-time' });
 
 /** Integer milliseconds since the epoch (the physical surface's times). */
-export const Millis = Type.Integer({ minimum: 0, description: 'ms since the epoch' });
+export const Millis = Type.Integer({
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'ms since the epoch',
+});
 
 /**
  * A schema that may also be `null`.

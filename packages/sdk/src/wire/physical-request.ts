@@ -49,7 +49,11 @@ export const StructuredGoal = Type.Object(
       Closed,
     ),
     sourceTimestampMs: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Edge-side origin time (ms), for the 30 s replay window' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Edge-side origin time (ms), for the 30 s replay window',
+      }),
     ),
   },
   Closed,

@@ -242,7 +242,11 @@ export const VerificationReport = Type.Object(
     edgeNodeId: Type.String({ minLength: 1, maxLength: 200 }),
     result: Type.Enum(VERIFICATION_RESULTS),
     reason: Type.Optional(Type.String({ maxLength: 500 })),
-    atMs: Type.Integer({ minimum: 0, description: 'When the edge verified the token (edge clock), ms' }),
+    atMs: Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'When the edge verified the token (edge clock), ms',
+    }),
   },
   Closed,
 );

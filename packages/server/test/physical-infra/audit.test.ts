@@ -214,14 +214,20 @@ for (const engine of ENGINES) {
         assert.equal(refused.statusCode, status, refused.body);
         assert.equal(refused.json().error.code, code);
       }
-      const bad = await t.app.inject({
-        method: 'POST',
-        url: `/v1/physical/audit/${allowed.jti}/verifications`,
-        headers: edge,
-        payload: { edgeNodeId: 'cell-4', result: 'maybe', atMs: 1 },
-      });
-      assert.equal(bad.statusCode, 400);
-      assert.equal(bad.json().error.code, 'validation_error');
+      for (const payload of [
+        { edgeNodeId: 'cell-4', result: 'maybe', atMs: 1 },
+        { edgeNodeId: 'cell-4', result: 'accepted', atMs: 1e300 },
+        { edgeNodeId: 'cell-4', result: 'accepted', atMs: 2 ** 63 },
+      ]) {
+        const bad = await t.app.inject({
+          method: 'POST',
+          url: `/v1/physical/audit/${allowed.jti}/verifications`,
+          headers: edge,
+          payload,
+        });
+        assert.equal(bad.statusCode, 400, `${JSON.stringify(payload)}: ${bad.body}`);
+        assert.equal(bad.json().error.code, 'validation_error');
+      }
     });
 
     it('takes batches of the SDK shape, refusing bad or unknown reports by index', async () => {
@@ -234,6 +240,8 @@ for (const engine of ENGINES) {
         { jti: second.jti, edgeNodeId: 'cell-5', result: 'accepted' },
         { jti: foreign.jti, edgeNodeId: 'cell-5', result: 'accepted', atMs: 2_003 },
         'not an object',
+        // Past the integers a double holds exactly (and PostgreSQL's bigint): refused alone.
+        { jti: second.jti, edgeNodeId: 'cell-5', result: 'accepted', atMs: 1e300 },
       ];
       const before = (await chainEvents(t, 'acme', 'physical.verification')).length;
       const res = await t.app.inject({
@@ -250,6 +258,7 @@ for (const engine of ENGINES) {
           { index: 3, code: 'validation_error' },
           { index: 4, code: 'not_found' },
           { index: 5, code: 'validation_error' },
+          { index: 6, code: 'validation_error' },
         ],
       });
       assert.deepEqual((await entry(allowed.jti)).json().verifications, [

@@ -12,6 +12,7 @@
  * - `verifications` lists the reports of a token oldest first (at most `MAX_VERIFICATIONS_SHOWN`,
  *   the most recent ones; the chain keeps every one).
  */
+import { BatchVerificationReport, type VerificationReport } from '@authority-runtime/sdk/wire';
 import { Compile } from 'typebox/compile';
 import { v7 as uuidv7 } from 'uuid';
 import { type AppendResult, chainRepository } from '../../chain/chain-repository.js';
@@ -29,18 +30,13 @@ import type {
   StructuredGoal,
 } from '../domain/index.js';
 import { physicalEvent } from '../domain/physical-events.js';
-import {
-  type BatchReport,
-  BatchReportSchema,
-  type Verification,
-  type VerificationReport,
-} from '../domain/verification-report.js';
+import type { Verification } from '../domain/verification-report.js';
 import { decisionRepository, type IssuedToken } from '../repositories/decision-repository.js';
 import { revocationRepository } from '../repositories/revocation-repository.js';
 import { snapshotRepository } from '../repositories/snapshot-repository.js';
 import { verificationRepository } from '../repositories/verification-repository.js';
 
-const batchReport = Compile(BatchReportSchema);
+const batchReport = Compile(BatchVerificationReport);
 
 export const MAX_VERIFICATIONS_SHOWN = 1000;
 export interface PhysicalAuditEntry {
@@ -332,7 +328,7 @@ export function createPhysicalAudit(deps: { storage: Storage; clock: Clock }): P
 
     async reportMany(tenantId, principal, reports) {
       const rejected: ReportOutcome['rejected'] = [];
-      const valid: { index: number; report: BatchReport }[] = [];
+      const valid: { index: number; report: BatchVerificationReport }[] = [];
       reports.forEach((report, index) => {
         if (batchReport.Check(report)) valid.push({ index, report });
         else rejected.push({ index, code: 'validation_error' });
