@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AuthorityApiError, type AuthorityClient, newIdempotencyKey } from '@authority-runtime/sdk';
 import type { Actor, IntentStatus } from '@authority-runtime/sdk/wire';
 import type { RememberedEscalation } from './escalation-memory.js';
@@ -180,11 +181,16 @@ export class ToolCallGate {
     try {
       // The service turns the escalation into EXPIRED at expiresAt; the grace covers clock skew.
       const left = expiresAt === undefined ? 0 : Date.parse(expiresAt) - Date.now();
-      const status = await this.#client.waitForApproval(escalation.intentId, {
-        timeoutMs: Math.max(Number.isFinite(left) ? left : 0, 0) + EXPIRY_GRACE_MS,
-        pollIntervalMs: this.#pollMs,
-        signal: call.signal,
-      });
+      const deadline = Date.now() + Math.max(Number.isFinite(left) ? left : 0, 0) + EXPIRY_GRACE_MS;
+      // Each poll is one bounded call (contract §11): a service that fails it, after the client's
+      // retries, ends the wait as "authority unavailable", never as a longer wait.
+      let status: IntentStatus = 'ESCALATED';
+      for (;;) {
+        ({ status } = await this.#client.getIntent(escalation.intentId, { signal: this.#deadline(call) }));
+        const remaining = deadline - Date.now();
+        if (status !== 'ESCALATED' || remaining <= 0) break;
+        await sleep(Math.min(this.#pollMs, remaining), undefined, { signal: call.signal });
+      }
       return await this.#follow(key, escalation, status, call, { expiresAt, waited: true });
     } finally {
       clearInterval(ticker);

@@ -118,6 +118,27 @@ describe('authority gateway --wait-approval', () => {
     assert.deepEqual(writesTo(path), []);
   });
 
+  it('ends a held call as "authority unavailable" when the service stops answering its polls', {
+    timeout: 30_000,
+  }, async () => {
+    const path = `notes/${randomUUID()}.txt`;
+    const call = waitingCall({ path });
+    await call.intent;
+    const unavailable = {
+      status: 503,
+      body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'down', requestId: 'proxy' } },
+    };
+    service.proxy.plan(...Array.from({ length: 200 }, () => unavailable));
+    try {
+      const result = await call.result;
+      assert.equal(result.isError, true);
+      assert.match(textOf(result), /^authority unavailable: SERVICE_UNAVAILABLE/);
+    } finally {
+      service.proxy.plan();
+    }
+    assert.deepEqual(writesTo(path), []);
+  });
+
   it('stops waiting when the client cancels; the escalation is remembered and a later repeat goes through once approved', async () => {
     const path = `notes/${randomUUID()}.txt`;
     const controller = new AbortController();
