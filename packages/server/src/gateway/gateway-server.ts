@@ -33,6 +33,16 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 const ACTOR_ID_LENGTH = 200;
 
 /**
+ * The actor of a session without a configured one: `mcp:` and the client's name, at most 200 code
+ * points, with control characters and ill-formed Unicode (which the service refuses in any body)
+ * replaced by U+FFFD, so that no client name makes every call of its session fail.
+ */
+export function sessionActorId(clientName: string | undefined): string {
+  const name = (clientName ?? 'unknown').toWellFormed().replace(/\p{Cc}/gu, '\ufffd');
+  return cutToCodePoints(`mcp:${name}`, ACTOR_ID_LENGTH);
+}
+
+/**
  * Progress towards the agent for one request that carried a progress token: the waiting ticks of
  * `--wait-approval` first, then the upstream's own progress shifted past them, so the values the
  * agent sees only ever increase (the MCP rule), whoever reports.
@@ -95,10 +105,7 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
   );
 
   const actor = (): Actor =>
-    config.actor ?? {
-      id: cutToCodePoints(`mcp:${server.getClientVersion()?.name ?? 'unknown'}`, ACTOR_ID_LENGTH),
-      type: 'agent',
-    };
+    config.actor ?? { id: sessionActorId(server.getClientVersion()?.name), type: 'agent' };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await upstream.tools()).filter((tool) => !config.toolSettings(tool.name).hidden),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { sessionActorId } from '../../src/gateway/gateway-server.js';
 import {
   argumentsTooLarge,
   cutToCodePoints,
@@ -11,6 +12,7 @@ import {
 } from '../../src/gateway/tool-call-intent.js';
 import { redactedJson } from '../../src/intent/domain/args-redaction.js';
 import { validateIntentRequest } from '../../src/intent/domain/intent-request.js';
+import { findBodyProblem } from '../../src/request-checks/body-shape.js';
 
 const agent = { id: 'mcp:claude-desktop', type: 'agent' } as const;
 
@@ -88,6 +90,28 @@ describe('a tools/call as an intent', () => {
           assert.equal(checked.ok, true, JSON.stringify(checked));
         },
       ),
+    );
+  });
+
+  it('makes any client name a session actor the service accepts: mcp:<name>, cleaned, at most 200 code points (property)', () => {
+    assert.equal(sessionActorId('claude-desktop'), 'mcp:claude-desktop');
+    assert.equal(sessionActorId(undefined), 'mcp:unknown');
+    assert.equal(sessionActorId('x\u0000y\u0007z\ud800'), 'mcp:x\ufffdy\ufffdz\ufffd');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (name) => {
+        const id = sessionActorId(name);
+        assert.ok(id.startsWith('mcp:') && [...id].length <= 200);
+        assert.equal(findBodyProblem({ id }), null, JSON.stringify(id));
+        const intent = toolCallIntent(
+          { name: 'read_file', arguments: {} },
+          { id, type: 'agent' },
+          {
+            targetSystem: 'acme/mcp-tools',
+            riskContext: { baseRiskScore: 10 },
+          },
+        );
+        assert.equal(validateIntentRequest({ ...intent, tenantId: 'acme' }).ok, true);
+      }),
     );
   });
 
