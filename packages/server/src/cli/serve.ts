@@ -63,7 +63,7 @@ export async function serve(flags: GlobalFlags): Promise<void> {
 
   const lines = [
     `Authority Runtime listening on ${base} (${config.mode} mode, API reference at ${publicBase}/docs)`,
-    `Web console at ${publicBase}/console/ (sign in with a console user: authority users create --help)`,
+    `Web console at ${publicBase}/console/ (sign in with a console user: npm run authority -- users create --help)`,
   ];
   if (config.mode === 'embedded' || flags.demo) {
     const demo = await createTenantService(storage, systemClock).bootstrapDemo();
