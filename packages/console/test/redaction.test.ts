@@ -18,6 +18,8 @@ describe('the console redacts args as the service does', () => {
     { pem: '-----BEGIN RSA PRIVATE KEY-----\nMII', id: 'service_live_abc', hook: 'whsec_x' },
     { jwtLike: 'eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ4In0.sig', count: 3, flags: [true, false] },
     [{ Password: 'x' }, 'eyJa.eyJb'],
+    { command: 'psql postgres://admin:SECRETPW@db/app', env: 'PASSWORD=x', key2: 'AKIAIOSFODNN7EXAMPLE' },
+    { repo: 'https://github.com/acme/repo', gh: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789AB' },
     'a plain string',
     42,
     null,

@@ -49,6 +49,15 @@ describe('argsPreview: what of args reaches the permanent chain', () => {
       '-----BEGIN RSA PRIVATE KEY-----\nMIIE…',
       '-----BEGIN PRIVATE KEY-----',
       'curl -H "Authorization: Bearer s3cr3t" https://x',
+      'ghp_abcdefghijklmnopqrstuvwxyz0123456789AB',
+      'github_pat_11ABCDEFG0123456789_abcdefghijklmnop',
+      'aws configure set aws_access_key_id AKIAIOSFODNN7EXAMPLE',
+      'xoxb-1234567890-abcdefghij',
+      'sk-proj-abcdefghijklmnopqrstuvwx',
+      'psql postgres://admin:SECRETPW@db.internal:5432/app',
+      'PASSWORD=SECRETCONTENT123 ./deploy.sh',
+      'client_secret=abc123',
+      'api_key: zzz',
     ]) {
       const preview = argsPreview({ command: value }) ?? '';
       assert.equal(preview, '{"command":"[redacted]"}', value);
@@ -62,6 +71,9 @@ describe('argsPreview: what of args reaches the permanent chain', () => {
       authored: 'y',
       branch: 'main',
       note: 'a bearer of news',
+      repo: 'https://github.com/acme/repo',
+      database: 'postgres://db.internal:5432/app',
+      story: 'the secret garden has 3 tokens',
       count: 3,
     };
     assert.equal(argsPreview(args), JSON.stringify(args));

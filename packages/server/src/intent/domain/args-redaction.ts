@@ -8,9 +8,13 @@ const PREVIEW_LIMIT = 256;
 /** Keys whose values are redacted (docs/decision-loop.md): `authorization`, not `author`. */
 const SECRET_KEY =
   /secret|token|passw(?:or)?d|passphrase|pwd|key|auth(?!or(?!iz))|cookie|credential|session|private|bearer|jwt/i;
-/** Credentials under any key: bearer and authorization headers, service keys, webhook secrets, JWTs, PEM keys. */
+/**
+ * Credentials under any key: bearer and authorization headers, service keys, webhook secrets, JWTs,
+ * PEM keys, GitHub, AWS, Slack and `sk-` API tokens, URLs with a password (`scheme://user:pass@`)
+ * and assignments of one (`PASSWORD=…`, `api_key: …`).
+ */
 const SECRET_VALUE =
-  /\bbearer\s+[\w.~+/-]{8,}|\bauthorization:\s*\S|service_live_|whsec_|eyJ[\w-]*\.eyJ|-----BEGIN [A-Z ]*PRIVATE KEY/i;
+  /\bbearer\s+[\w.~+/-]{8,}|\bauthorization:\s*\S|service_live_|whsec_|eyJ[\w-]*\.eyJ|-----BEGIN [A-Z ]*PRIVATE KEY|\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[\w-]{10,}|sk-[\w-]{20,})|\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s/:@]{1,256}:[^\s/@]{1,256}@|(?:passw(?:or)?d|pwd|secret|token|api[_-]?key)\s{0,8}[=:]\s{0,8}[^\s&"']/i;
 
 /** A JSON.stringify replacer that redacts values under secret-looking keys and credential-looking strings. */
 function redactor(searchLimit: number) {
