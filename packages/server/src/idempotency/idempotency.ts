@@ -68,7 +68,10 @@ export function createIdempotency(deps: { storage: Storage; clock: Clock; waitMs
           continue;
         }
         if (existing.requestHash !== hash) {
-          throw new AppError('CONFLICT', 'This Idempotency-Key was used with a different request body');
+          throw new AppError(
+            'CONFLICT',
+            'This Idempotency-Key was used with a different request body, or by another credential',
+          );
         }
         if (existing.statusCode !== null && existing.response !== null) {
           const body: unknown = JSON.parse(existing.response);
