@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { hotp, totpCode, totpStep } from '../../src/portal/totp.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
+import { chainEvents } from '../helpers/audit.js';
 import { ENGINES } from '../helpers/storage.js';
 import { base32Decode, createUser, login, PASSWORD, portalLogin } from './portal-helpers.js';
 
@@ -33,21 +34,6 @@ for (const engine of ENGINES) {
     const post = (url: string, headers: Headers, payload?: object) =>
       t.app.inject({ method: 'POST', url, headers, ...(payload ? { payload } : {}) });
 
-    async function auditEvents(tenantId: string, eventType: string) {
-      const rows = await t.storage.db
-        .selectFrom('audit_entries')
-        .select(['actor_id', 'actor_type', 'canonical'])
-        .where('tenant_id', '=', tenantId)
-        .where('event_type', '=', eventType)
-        .orderBy('idx')
-        .execute();
-      return rows.map((row) => ({
-        actorId: row.actor_id,
-        actorType: row.actor_type,
-        payload: JSON.parse(row.canonical).payload as Record<string, unknown>,
-      }));
-    }
-
     it('signs a user in; the session id is a credential for the API', async () => {
       const user = await createUser(t, 'acme', 'auditor', 'Auditor@Acme.test');
       assert.equal(user.email, 'auditor@acme.test', 'emails are stored lower-cased');
@@ -72,7 +58,7 @@ for (const engine of ENGINES) {
       assert.equal(forbidden.json().error.details.permission, 'keys:manage');
       assertError(await get('/tenant', { ...headers, 'x-tenant-id': 'globex' }), 403, 'TENANT_MISMATCH');
 
-      const [succeeded] = (await auditEvents('acme', 'portal.login.succeeded')).slice(-1);
+      const [succeeded] = (await chainEvents(t, 'acme', 'portal.login.succeeded')).slice(-1);
       assert.equal(succeeded?.actorId, user.id);
       assert.equal(succeeded?.actorType, 'principal:user');
       assert.equal(succeeded?.payload.email, 'auditor@acme.test');
@@ -80,7 +66,7 @@ for (const engine of ENGINES) {
 
     it('a failed login answers 401 alike for every cause and is audited as portal.login.failed', async () => {
       const user = await createUser(t, 'acme', 'approver', 'approver@acme.test');
-      const before = (await auditEvents('acme', 'portal.login.failed')).length;
+      const before = (await chainEvents(t, 'acme', 'portal.login.failed')).length;
       const wrong = await login(t, 'acme', user.email, 'not the password at all');
       const unknownUser = await login(t, 'acme', 'nobody@acme.test');
       const unknownTenant = await login(t, 'no-such-tenant', user.email);
@@ -89,7 +75,7 @@ for (const engine of ENGINES) {
         assert.equal(res.json().error.message, wrong.json().error.message);
         assert.equal(res.headers['x-portal-session-id'], undefined);
       }
-      const failed = (await auditEvents('acme', 'portal.login.failed')).slice(before);
+      const failed = (await chainEvents(t, 'acme', 'portal.login.failed')).slice(before);
       assert.deepEqual(
         failed.map((entry) => [entry.actorId, entry.payload.email, entry.payload.reason]),
         [
@@ -162,7 +148,7 @@ for (const engine of ENGINES) {
       headers['x-portal-session-id'] = rotated;
       assert.equal((await get('/tenant', headers)).statusCode, 200);
       assert.equal((await get('/keys', headers)).statusCode, 200);
-      assert.equal((await auditEvents('acme', 'portal.mfa.enrolled')).at(-1)?.actorId, user.id);
+      assert.equal((await chainEvents(t, 'acme', 'portal.mfa.enrolled')).at(-1)?.actorId, user.id);
 
       // The next login must verify the enrolled factor; the same code (same step) is refused.
       const again = await login(t, 'acme', user.email);
@@ -248,7 +234,7 @@ for (const engine of ENGINES) {
       }
       assertError(await post('/portal/mfa', headers, { code: wrong }), 401, 'UNAUTHORIZED');
       assertError(await post('/portal/mfa', headers, { code: right }), 401, 'INVALID_PORTAL_SESSION');
-      const failures = await auditEvents('acme', 'portal.mfa.failed');
+      const failures = await chainEvents(t, 'acme', 'portal.mfa.failed');
       assert.deepEqual(failures.at(-1)?.payload, { reason: 'invalid_mfa_code', sessionEnded: true });
     });
 
@@ -259,7 +245,7 @@ for (const engine of ENGINES) {
       const enroll = await post('/portal/mfa/enroll', headers);
       const right = totpCode(base32Decode(enroll.json().secret), t.clock());
       const wrong = right === '999999' ? '999998' : '999999';
-      const judgedBefore = (await auditEvents('acme', 'portal.mfa.failed')).length;
+      const judgedBefore = (await chainEvents(t, 'acme', 'portal.mfa.failed')).length;
       const answers = await Promise.all(
         Array.from({ length: 12 }, () => post('/portal/mfa', headers, { code: wrong })),
       );
@@ -271,7 +257,7 @@ for (const engine of ENGINES) {
         ],
         [5, 7],
       );
-      const judged = (await auditEvents('acme', 'portal.mfa.failed')).slice(judgedBefore);
+      const judged = (await chainEvents(t, 'acme', 'portal.mfa.failed')).slice(judgedBefore);
       assert.deepEqual(
         judged.map((event) => event.payload.sessionEnded),
         [false, false, false, false, true],
@@ -343,7 +329,7 @@ for (const engine of ENGINES) {
       });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().updatedBy, policyAdmin.userId);
-      const [entry] = (await auditEvents('acme', 'actor.changed')).slice(-1);
+      const [entry] = (await chainEvents(t, 'acme', 'actor.changed')).slice(-1);
       assert.equal(entry?.actorId, policyAdmin.userId);
       assert.equal(entry?.actorType, 'principal:user');
 
@@ -395,7 +381,7 @@ for (const engine of ENGINES) {
         assert.equal((await from(`198.51.100.${20 + i}`, user.email, 'wrong password!!')).statusCode, 401);
       }
       assertError(await from('198.51.100.40'), 429, 'RATE_LIMITED');
-      const failures = await auditEvents('globex', 'portal.login.failed');
+      const failures = await chainEvents(t, 'globex', 'portal.login.failed');
       assert.equal(failures.length, 20, 'refused attempts are not audited; each failed one is');
       // A minute later both budgets are back.
       t.clock.advance(MINUTE);

@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AuditEvent } from '../../src/chain/audit-entry.js';
 import { type AppendResult, chainRepository } from '../../src/chain/chain-repository.js';
 import type { Storage } from '../../src/storage/database.js';
+import type { TestApp } from './app.js';
 
 export function testEvent(n: number, extra: Partial<AuditEvent> = {}): AuditEvent {
   return {
@@ -61,4 +62,21 @@ export async function alterStoredEntry(
   return async () => {
     await write(canonical);
   };
+}
+
+/** The tenant's chain entries of one event type, oldest first. */
+export async function chainEvents(t: TestApp, tenantId: string, eventType: string) {
+  const rows = await t.storage.db
+    .selectFrom('audit_entries')
+    .select(['canonical', 'actor_id', 'actor_type', 'correlation_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('event_type', '=', eventType)
+    .orderBy('idx')
+    .execute();
+  return rows.map((row) => ({
+    actorId: row.actor_id,
+    actorType: row.actor_type,
+    correlationId: row.correlation_id,
+    payload: (JSON.parse(row.canonical) as { payload: Record<string, unknown> }).payload,
+  }));
 }

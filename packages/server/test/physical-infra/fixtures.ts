@@ -186,23 +186,6 @@ export async function recordRefusal(
   });
 }
 
-/** The tenant's chain entries of one event type, oldest first. */
-export async function chainEvents(t: TestApp, tenantId: string, eventType: string) {
-  const rows = await t.storage.db
-    .selectFrom('audit_entries')
-    .select(['canonical', 'actor_id', 'actor_type', 'correlation_id'])
-    .where('tenant_id', '=', tenantId)
-    .where('event_type', '=', eventType)
-    .orderBy('idx')
-    .execute();
-  return rows.map((row) => ({
-    actorId: row.actor_id,
-    actorType: row.actor_type,
-    correlationId: row.correlation_id,
-    payload: (JSON.parse(row.canonical) as { payload: Record<string, unknown> }).payload,
-  }));
-}
-
 /** A principal for calling the services directly (the HTTP layer builds these from credentials). */
 export function principal(
   tenantId: string,
@@ -214,3 +197,5 @@ export function principal(
     ? { ...base, type }
     : { ...base, type, session: { key: 'test-session', mfaRequired: false, mfaVerified: true } };
 }
+
+export { chainEvents } from '../helpers/audit.js';

@@ -6,6 +6,7 @@ import { verifyWebhookSignature } from '@authority-runtime/sdk';
 import canonicalize from 'canonicalize';
 import { enqueueEvent } from '../../src/webhooks/outbox.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
+import { chainEvents } from '../helpers/audit.js';
 import { ENGINES } from '../helpers/storage.js';
 import { createEndpoint, deliveryRow, enqueueDecision, SCHEDULE, testWorker } from './fixtures.js';
 import { type Receiver, startReceiver } from './receiver.js';
@@ -295,12 +296,7 @@ for (const engine of ENGINES) {
       const rows = await Promise.all(queued.map((id) => deliveryRow(t, 'gone-batch', id)));
       assert.deepEqual(rows.map((row) => row.status).sort(), ['dead', 'retrying', 'retrying']);
       assert.ok(rows.every((row) => row.last_status_code === 410));
-      const disabledEntries = await t.storage.db
-        .selectFrom('audit_entries')
-        .select('event_type')
-        .where('tenant_id', '=', 'gone-batch')
-        .where('event_type', '=', 'webhook.disabled')
-        .execute();
+      const disabledEntries = await chainEvents(t, 'gone-batch', 'webhook.disabled');
       assert.equal(disabledEntries.length, 1, 'one disable, one audit entry');
       assert.equal(await worker.runOnce(), 0, 'nothing is sent to the disabled endpoint');
 
