@@ -6,6 +6,7 @@ import { configFromTargetSystem, type GatewayConfig, loadGatewayConfig } from '.
 import { createGatewayServer } from './gateway-server.js';
 import { type GatewayFlags, type GatewaySettings, resolveGatewaySettings } from './gateway-settings.js';
 import { listenStreamableHttp } from './http-listener.js';
+import { checkService } from './service-check.js';
 import { ToolCallGate } from './tool-call-gate.js';
 import { connectUpstream, type Upstream } from './upstream.js';
 
@@ -32,7 +33,8 @@ async function openUpstream(settings: GatewaySettings, env: Env): Promise<Upstre
 }
 
 /**
- * `authority gateway`: validates every setting (a {@link ConfigError} names the bad one), connects
+ * `authority gateway`: validates every setting (a {@link ConfigError} names the bad one), asks the
+ * service whether it takes the URL, tenant and key (a refusal is a ConfigError too), connects
  * to the upstream, then serves the agent over stdio, or over Streamable HTTP with `--listen`; it
  * resolves once serving, and the process runs until the agent goes away (stdio), a signal arrives,
  * or the upstream closes (exit 1). Standard output
@@ -48,6 +50,18 @@ export async function runGateway(flags: GatewayFlags, env: Env): Promise<void> {
     waitApproval: settings.waitApproval,
     decisionTimeoutMs: settings.decisionTimeoutMs,
   });
+  const probe = new AuthorityClient({
+    ...settings.service,
+    timeoutMs: settings.decisionTimeoutMs,
+    maxAttempts: 1,
+  });
+  const check = await checkService(probe);
+  if (!check.ok) {
+    process.stderr.write(
+      `authority gateway: the service at ${settings.service.baseUrl} did not answer at start ` +
+        `(${check.reason}); every call is refused until it does\n`,
+    );
+  }
   const upstream = await openUpstream(settings, env);
   const log = jsonLineLog(process.stderr);
   const createServer = () => createGatewayServer({ upstream, gate, config, log });

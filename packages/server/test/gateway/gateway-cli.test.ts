@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { quote } from 'shlex';
-import { CLI, NODE_TS, RECORDING_STDIO, scratch } from './gateway-harness.js';
+import { CLI, NODE_TS, RECORDING_STDIO, scratch, startService, TENANT } from './gateway-harness.js';
 
 const KEY = `service_live_${'k'.repeat(43)}`;
 const SERVICE = {
@@ -31,6 +32,25 @@ function gateway(args: string[], env: Record<string, string | undefined>) {
     timeout: 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The gateway run to its exit without blocking this process (whose service it may call). */
+async function gatewayExit(args: string[], env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, [...NODE_TS.slice(1), CLI, 'gateway', ...args], {
+    env: { ...baseEnv(), ...env } as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    timeout: 60_000,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { status, stdout, stderr };
 }
 
 function alive(pid: number): boolean {
@@ -93,6 +113,52 @@ describe('authority gateway (command line)', () => {
     assert.match(missing.stderr, /none\.json: cannot be read \(ENOENT\)/);
   });
 
+  it('exits 2 naming the setting the service refuses at start, before starting the upstream', async () => {
+    const service = await startService();
+    const notTheService = createServer((_request, response) => {
+      response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
+    });
+    await new Promise<void>((resolve) => notTheService.listen(0, '127.0.0.1', resolve));
+    const address = notTheService.address();
+    const elsewhere = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    try {
+      const upstream = ['--upstream', [...NODE_TS, RECORDING_STDIO].map(quote).join(' ')];
+      const env = {
+        ...SERVICE,
+        AUTHORITY_URL: service.base,
+        AUTHORITY_TENANT: TENANT,
+        AUTHORITY_API_KEY: service.agentKey,
+        RECORD_FILE: files.recordFile,
+      };
+      const cases: Array<[Record<string, string>, RegExp]> = [
+        [
+          { AUTHORITY_API_KEY: KEY },
+          /^authority: configuration error: AUTHORITY_API_KEY \(--key\) is not accepted by the service: GET \/tenant answered 401 /,
+        ],
+        [
+          { AUTHORITY_TENANT: 'globex' },
+          /^authority: configuration error: AUTHORITY_TENANT \(--tenant\) is not the API key's tenant: GET \/tenant answered 403 TENANT_MISMATCH /,
+        ],
+        [
+          { AUTHORITY_URL: elsewhere },
+          /^authority: configuration error: AUTHORITY_URL \(--base-url\) does not answer as the service does: GET \/tenant answered 404 INVALID_RESPONSE /,
+        ],
+      ];
+      for (const [wrong, expected] of cases) {
+        const result = await gatewayExit(upstream, { ...env, ...wrong });
+        assert.equal(result.status, 2, result.stderr);
+        assert.match(result.stderr, expected);
+        assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+        assert.equal(result.stdout, '');
+        assert.ok(!result.stderr.includes(KEY) && !result.stderr.includes(service.agentKey));
+      }
+      assert.deepEqual(files.records(), [], 'the upstream was never started');
+    } finally {
+      notTheService.close();
+      await service.close();
+    }
+  });
+
   it('exits 1 when the upstream command cannot be started', () => {
     const result = gateway(['--upstream', path.join(files.dir, 'no-such-server')], SERVICE);
     assert.equal(result.status, 1);
@@ -120,6 +186,10 @@ describe('authority gateway (command line)', () => {
     assert.ok(start, 'the upstream started');
     process.kill(start.pid, 'SIGKILL');
     assert.equal(await exited, 1);
+    assert.match(
+      stderr,
+      /the service at http:\/\/127\.0\.0\.1:9 did not answer at start \(NETWORK_ERROR: .*\); every call is refused until it does/,
+    );
     assert.match(stderr, /the upstream MCP server closed the connection/);
     records.dispose();
   });
