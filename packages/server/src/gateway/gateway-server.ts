@@ -12,6 +12,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
 import { VERSION } from '../foundation/version.js';
 import type { CallLog } from './call-log.js';
 import type { GatewayConfig } from './gateway-config.js';
@@ -28,6 +29,14 @@ export interface GatewayServerDeps {
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * `tools/call` with its params unchecked. The MCP SDK parses a request with the schema it was
+ * registered with before anything else and answers a failure -32603 (internal error); registered
+ * with this one, the SDK's own check of `tools/call` runs first and answers -32602 (invalid params),
+ * as JSON-RPC names malformed params.
+ */
+const AnyToolCall = CallToolRequestSchema.extend({ params: z.unknown() });
 
 /** `Actor.id` is at most 200 characters. */
 const ACTOR_ID_LENGTH = 200;
@@ -111,7 +120,8 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
     tools: (await upstream.tools()).filter((tool) => !config.toolSettings(tool.name).hidden),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request: CallToolRequest, extra: Extra) => {
+  server.setRequestHandler(AnyToolCall, async (call, extra: Extra) => {
+    const request: CallToolRequest = CallToolRequestSchema.parse(call);
     // Nothing is decided for a client that has not said who it is (the actor is its name).
     if (server.getClientVersion() === undefined) {
       throw new McpError(ErrorCode.InvalidRequest, 'Send initialize before tools/call');

@@ -3,7 +3,13 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import {
   ACTOR_ID,
   callLog,
@@ -344,6 +350,20 @@ describe('authority gateway over stdio, in front of a recording upstream', () =>
       child.kill();
       own.dispose();
     }
+  });
+
+  it('answers malformed tools/call params with -32602 (invalid params): nothing decided, nothing forwarded', async () => {
+    const before = service.proxy.requests.length;
+    const calls = files.calls().length;
+    for (const params of [{ name: 42 }, { name: 'read_file', arguments: ['docs/a.md'] }, {}]) {
+      await assert.rejects(
+        gateway.client.request({ method: 'tools/call', params } as never, CallToolResultSchema),
+        (error: unknown) => error instanceof McpError && error.code === ErrorCode.InvalidParams,
+        JSON.stringify(params),
+      );
+    }
+    assert.deepEqual(service.proxy.requests.slice(before), [], 'the service was asked nothing');
+    assert.equal(files.calls().length, calls, 'the upstream received no call');
   });
 
   it('logs one JSON line per call on standard error, never an argument value', async () => {
