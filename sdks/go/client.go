@@ -219,6 +219,8 @@ func (c *Client) DecideApproval(ctx context.Context, intentID, decision, rationa
 }
 
 // GetReceipt returns the intent's receipt (GET /intent/:id/receipt) as JSON, for VerifyReceipt.
+// While the intent's token can still be consumed, only the principal that submitted the intent
+// gets it; anyone else gets 409 CONFLICT (details.reason "token_live").
 func (c *Client) GetReceipt(ctx context.Context, intentID string) ([]byte, error) {
 	answer, err := c.t.do(ctx, call{method: http.MethodGet, path: "/intent/" + url.PathEscape(intentID) + "/receipt", authenticated: true})
 	if err != nil {

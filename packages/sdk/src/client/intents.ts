@@ -253,7 +253,9 @@ export class IntentsResource extends Resource {
   }
 
   /**
-   * `GET /intent/:id/receipt`: verify it offline with `verifyReceipt`.
+   * `GET /intent/:id/receipt`: verify it offline with `verifyReceipt`. While the intent's token
+   * can still be consumed, only the principal that submitted the intent gets it; anyone else gets
+   * 409 `CONFLICT` (`details.reason: "token_live"`, `details.availableAt`).
    *
    * @example
    * ```ts

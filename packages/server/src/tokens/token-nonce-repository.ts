@@ -26,4 +26,15 @@ export const tokenNonceRepository = {
       })
       .execute();
   },
+
+  /** Whether the nonce has been used (a nonce past its token's expiry may have been swept). */
+  async isConsumed(db: Executor, tenantId: string, nonce: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('token_nonces')
+      .select('nonce')
+      .where('tenant_id', '=', tenantId)
+      .where('nonce', '=', nonce)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
 };

@@ -11,7 +11,7 @@ import {
 import { canonicalJson, sha256Hex } from '../../src/crypto/canonical-json.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { alterStoredEntry } from '../helpers/audit.js';
-import { recordIntent } from '../helpers/intents.js';
+import { intentPayload, recordIntent } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
 
 for (const engine of ENGINES) {
@@ -19,10 +19,13 @@ for (const engine of ENGINES) {
     let t: TestApp;
     let headers: Record<string, string>;
     let otherHeaders: Record<string, string>;
+    let ownerId: string;
 
     before(async () => {
       t = await createTestApp(engine);
-      headers = await t.ownerHeaders('acme');
+      const { ownerKey } = await t.createTenant('acme');
+      ownerId = ownerKey.id;
+      headers = { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'acme' };
       otherHeaders = await t.ownerHeaders('other');
     });
     after(async () => {
@@ -111,6 +114,7 @@ for (const engine of ENGINES) {
       const { intentId, token } = await recordIntent(t.storage, t.services, t.clock(), {
         tenantId: 'acme',
         decision: 'APPROVED',
+        principalId: ownerId,
       });
       const response = await t.app.inject({ method: 'GET', url: `/v1/intent/${intentId}/receipt`, headers });
       assert.equal(response.statusCode, 200, response.body);
@@ -196,6 +200,64 @@ for (const engine of ENGINES) {
       });
       assert.equal(receipt.statusCode, 200);
       assert.equal(receipt.json().token, null);
+    });
+
+    it("withholds a live token's receipt from every principal but the submitter, until the token is spent or expired", async () => {
+      const submitter = await t.roleHeaders('acme', 'agent');
+      const readers = {
+        'another agent key': await t.roleHeaders('acme', 'agent'),
+        auditor: await t.roleHeaders('acme', 'auditor'),
+        approver: await t.roleHeaders('acme', 'approver'),
+        owner: headers,
+      };
+      const submit = async () => {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/intent',
+          headers: submitter,
+          payload: intentPayload('read the deployment status'),
+        });
+        assert.equal(response.statusCode, 200, response.body);
+        const body = response.json();
+        return { intentId: body.intentId as string, token: body.authorityDecisionToken as string };
+      };
+      const receiptAs = (reader: Record<string, string>, intentId: string) =>
+        t.app.inject({ method: 'GET', url: `/intent/${intentId}/receipt`, headers: reader });
+
+      const spent = await submit();
+      for (const [name, reader] of Object.entries(readers)) {
+        const refused = await receiptAs(reader, spent.intentId);
+        assert.equal(refused.statusCode, 409, `${name}: ${refused.body}`);
+        assert.equal(refused.json().error.code, 'CONFLICT');
+        assert.equal(refused.json().error.details.reason, 'token_live');
+        assert.ok(!refused.body.includes(spent.token), name);
+      }
+      const own = await receiptAs(submitter, spent.intentId);
+      assert.equal(own.statusCode, 200, own.body);
+      assert.equal(own.json().token, spent.token);
+      const consumed = await t.app.inject({
+        method: 'POST',
+        url: '/authority/tokens/consume',
+        headers: submitter,
+        payload: { token: spent.token, adapterId: 'external', targetSystem: 'acme/payments' },
+      });
+      assert.equal(consumed.json().valid, true, consumed.body);
+      for (const [name, reader] of Object.entries(readers)) {
+        const served = await receiptAs(reader, spent.intentId);
+        assert.equal(served.statusCode, 200, `${name} after the token was consumed: ${served.body}`);
+        assert.equal(served.json().token, spent.token);
+      }
+
+      const lapsed = await submit();
+      const early = await receiptAs(readers.auditor, lapsed.intentId);
+      assert.equal(early.statusCode, 409, early.body);
+      const availableAt = Date.parse(early.json().error.details.availableAt);
+      t.clock.advance(availableAt - t.clock() - 1);
+      assert.equal((await receiptAs(readers.auditor, lapsed.intentId)).statusCode, 409, 'one ms before');
+      t.clock.advance(1);
+      const late = await receiptAs(readers.auditor, lapsed.intentId);
+      assert.equal(late.statusCode, 200, late.body);
+      assert.equal(late.json().token, lapsed.token);
     });
 
     it("answers another tenant's intent exactly like a missing one", async () => {

@@ -34,11 +34,13 @@ describe('authority receipt verify and chain verify', () => {
   let dir: string;
   let base: string;
   let headers: Record<string, string>;
+  let ownerId: string;
 
   before(async () => {
     t = await createTestApp('sqlite');
     const { ownerKey } = await t.createTenant('acme');
     headers = { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'acme' };
+    ownerId = ownerKey.id;
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.server.address();
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -59,6 +61,7 @@ describe('authority receipt verify and chain verify', () => {
     const { intentId } = await recordIntent(t.storage, t.services, t.clock(), {
       tenantId: 'acme',
       decision: 'APPROVED',
+      principalId: ownerId,
     });
     const receiptText = await get(`/intent/${intentId}/receipt`);
     assert.equal(JSON.parse(receiptText).receiptVersion, 2);

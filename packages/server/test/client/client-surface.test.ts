@@ -90,7 +90,9 @@ for (const engine of ENGINES) {
         new Set([approved.intentId, escalated.intentId, denied.intentId]),
       );
       await owner.intents.evidenceBundle(approved.intentId);
-      await owner.intents.receipt(approved.intentId);
+      // The approved intent's token is unspent: its receipt is the submitter's alone.
+      assert.equal(await refusal(owner.intents.receipt(approved.intentId)), 409);
+      await agent.intents.receipt(approved.intentId);
       assert.equal(await refusal(owner.intents.receipt(escalated.intentId)), 409);
 
       const pending = await owner.listApprovals();

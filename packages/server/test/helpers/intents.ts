@@ -15,7 +15,14 @@ export async function recordIntent(
   storage: Storage,
   services: Services,
   now: number,
-  input: { tenantId: string; decision: IntentDecision; pending?: boolean; targetSystem?: string },
+  input: {
+    tenantId: string;
+    decision: IntentDecision;
+    pending?: boolean;
+    targetSystem?: string;
+    /** The submitting principal (default `test-principal`); a live token's receipt is its alone. */
+    principalId?: string;
+  },
 ): Promise<{ intentId: string; token: string | null }> {
   const intentId = uuidv7();
   const correlationId = uuidv7();
@@ -43,7 +50,7 @@ export async function recordIntent(
         tenantId: input.tenantId,
         id: intentId,
         correlationId,
-        principalId: 'test-principal',
+        principalId: input.principalId ?? 'test-principal',
         actorId: 'agent-7',
         targetSystem,
         status: input.decision,

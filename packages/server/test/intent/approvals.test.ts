@@ -114,10 +114,17 @@ for (const engine of ENGINES) {
       assert.equal(verified.valid, true, JSON.stringify(verified));
       if (verified.valid) assert.equal(verified.claims.intentId, escalated.intentId);
 
-      const receipt = await t.app.inject({
+      // While the token is unspent its receipt is the submitter's (docs/audit-chain.md).
+      const withheld = await t.app.inject({
         method: 'GET',
         url: `/intent/${escalated.intentId}/receipt`,
         headers: owner,
+      });
+      assert.equal(withheld.statusCode, 409, withheld.body);
+      const receipt = await t.app.inject({
+        method: 'GET',
+        url: `/intent/${escalated.intentId}/receipt`,
+        headers: agent,
       });
       assert.equal(receipt.statusCode, 200, receipt.body);
       assert.equal(receipt.json().decision, 'APPROVED');

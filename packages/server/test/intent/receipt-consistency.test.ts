@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type JwksDocument, type Receipt, staticJwks, verifyReceipt } from '@authority-runtime/sdk';
+import { intentRepository } from '../../src/intent/repositories/intent-repository.js';
 import { createIntentEvidence } from '../../src/intent/use-cases/intent-evidence.js';
 import { ROTATION_GUARD_MS } from '../../src/tokens/signing-keys.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
@@ -25,6 +26,12 @@ for (const engine of ENGINES) {
       await t.close();
     });
 
+    // The receipt of an intent with a live token is its submitter's (docs/audit-chain.md).
+    const submitterOf = async (intentId: string): Promise<string> => {
+      const intent = await intentRepository.get(t.storage.db, 'acme', intentId);
+      assert.ok(intent);
+      return intent.principalId;
+    };
     // The tenant's public key set as a verifier pins it: the JWKS and its archive, read over HTTP.
     const publishedKeys = async (): Promise<JwksDocument> => {
       const current = (await t.app.inject({ url: '/.well-known/authority/acme/jwks.json' })).json();
@@ -73,7 +80,7 @@ for (const engine of ENGINES) {
         },
       };
       const evidence = createIntentEvidence({ ...t.services, storage: t.storage, clock: t.clock, audit });
-      const receipt = await evidence.receipt('acme', intentId);
+      const receipt = await evidence.receipt('acme', intentId, await submitterOf(intentId));
       assert.ok(minted);
       assert.deepEqual(
         {
@@ -116,7 +123,8 @@ for (const engine of ENGINES) {
         clock: t.clock,
         signingKeys,
       });
-      const receipt = await evidence.receipt('acme', submitted.json().intentId);
+      const intentId = submitted.json().intentId as string;
+      const receipt = await evidence.receipt('acme', intentId, await submitterOf(intentId));
       assert.ok(rotated);
       const kids = receipt.jwks.keys.map((key) => key.kid);
       assert.equal(new Set(kids).size, kids.length, `listed twice: ${kids.join(', ')}`);

@@ -182,7 +182,11 @@ class AuthorityClient:
         return result
 
     def get_receipt(self, intent_id: str) -> dict[str, Any]:
-        """``GET /intent/:id/receipt``: the offline-verifiable receipt (see :func:`verify_receipt`)."""
+        """``GET /intent/:id/receipt``: the offline-verifiable receipt (see :func:`verify_receipt`).
+
+        While the intent's token can still be consumed, only the principal that submitted the intent
+        gets it; anyone else gets 409 ``CONFLICT`` (``details.reason == "token_live"``).
+        """
         result: dict[str, Any] = self._json("GET", f"/intent/{_path_id(intent_id)}/receipt")
         return result
 

@@ -24,6 +24,9 @@ export const intentEvidenceRoutes: FastifyPluginAsyncTypebox<{ intentEvidence: I
       config: needs('intent:read'),
       schema: wireSchema(WIRE_ROUTES.getReceipt),
     },
-    async (request) => intentEvidence.receipt(principalOf(request).tenantId, request.params.id),
+    async (request) => {
+      const principal = principalOf(request);
+      return intentEvidence.receipt(principal.tenantId, request.params.id, principal.id);
+    },
   );
 };

@@ -1,3 +1,4 @@
+import { DEFAULT_CLOCK_SKEW_SECONDS } from '@authority-runtime/sdk';
 import type { AuditService } from '../../audit/audit-service.js';
 import {
   buildEvidenceBundle,
@@ -10,6 +11,7 @@ import { canonicalJson, sha256Hex } from '../../crypto/canonical-json.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
 import type { Storage } from '../../storage/database.js';
+import { tokenNonceRepository } from '../../tokens/token-nonce-repository.js';
 import type { SigningKeyService } from '../../tokens/signing-keys.js';
 import type { TenantSecrets } from '../../tokens/tenant-secrets.js';
 import type { TransparencyService } from '../../transparency/transparency-service.js';
@@ -58,6 +60,25 @@ export function createIntentEvidence(deps: {
     }
   }
 
+  /**
+   * Until when the intent's token can still be consumed (its `exp` plus the verifiers' clock skew),
+   * or undefined once it cannot: expired, or its nonce spent. The token is the service's own,
+   * read from its record; one whose claims cannot be read counts as live.
+   */
+  async function liveUntil(tenantId: string, token: string): Promise<number | undefined> {
+    let claims: { exp?: unknown; nonce?: unknown } = {};
+    try {
+      claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+    } catch {
+      // Unreadable claims: the token is withheld like a live one.
+    }
+    const { exp, nonce } = claims;
+    if (typeof exp !== 'number' || typeof nonce !== 'string') return Number.POSITIVE_INFINITY;
+    const until = (exp + DEFAULT_CLOCK_SKEW_SECONDS) * 1000;
+    if (clock() >= until) return undefined;
+    return (await tokenNonceRepository.isConsumed(storage.db, tenantId, nonce)) ? undefined : until;
+  }
+
   return {
     async evidenceBundle(tenantId: string, intentId: string): Promise<EvidenceBundle> {
       await intentOrNotFound(tenantId, intentId);
@@ -76,8 +97,25 @@ export function createIntentEvidence(deps: {
       return buildEvidenceBundle(tenantId, intentId, events, secret, clock());
     },
 
-    async receipt(tenantId: string, intentId: string): Promise<Receipt> {
+    /**
+     * The receipt carries the intent's token. While that token can still be consumed, only the
+     * principal that submitted the intent (the one `POST /intent/:id/token` serves, §4.8) gets it:
+     * a read permission must not hand anyone else a single-use authorization to spend first.
+     * Anyone else gets 409 until the token is consumed or has expired (at most five minutes).
+     */
+    async receipt(tenantId: string, intentId: string, readerId: string): Promise<Receipt> {
       const { intent, entries, status } = await intentWithItsEntries(tenantId, intentId);
+      if (intent.token !== null && readerId !== intent.principalId) {
+        const until = await liveUntil(tenantId, intent.token);
+        if (until !== undefined) {
+          const expires = Number.isFinite(until) ? new Date(until).toISOString() : undefined;
+          throw new AppError(
+            'CONFLICT',
+            "The intent's token can still be consumed; until it is consumed or expires, only the principal that submitted the intent gets its receipt",
+            { reason: 'token_live', ...(expires === undefined ? {} : { availableAt: expires }) },
+          );
+        }
+      }
       const head = await chainRepository.head(storage.db, tenantId);
       if (!head || entries.length === 0)
         throw new AppError('CONFLICT', 'The intent has no audit entries yet');
