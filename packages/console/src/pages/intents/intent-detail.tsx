@@ -160,7 +160,10 @@ function IntentBody({ intentId }: { intentId: string }) {
             </ul>
           </Section>
           <Section title="Receipt">
-            <p>An offline-verifiable receipt: the token, the intent's entries and a signed seal.</p>
+            <p>
+              An offline-verifiable receipt: the token, the intent's entries and a signed seal. While the
+              token can still be used, only the agent that submitted the intent may download it.
+            </p>
             {intent.status === 'ESCALATED' ? (
               <p class="muted">The receipt is issued once the escalation is decided or expires.</p>
             ) : (
