@@ -67,6 +67,12 @@ export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength:
 /** `:tenantId` of the routes that repeat the tenant in their path (must equal `x-tenant-id`). */
 export const TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 63 }) });
 
+/**
+ * The tenant of a public `/.well-known/authority/:tenantId/…` document: any id, since an id no
+ * tenant can have is an unknown tenant, 404 (contract §5), like any other.
+ */
+export const PublicTenantParams = Type.Object({ tenantId: Type.String() });
+
 /** A tenant id as written in bodies. */
 export const TenantId = Type.String({ pattern: TENANT_ID_PATTERN });
 

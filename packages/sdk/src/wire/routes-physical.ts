@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { bodyConflictErrors, Closed, conflictErrors, Nullable, PageQuery } from './common.js';
+import { bodyConflictErrors, Closed, conflictErrors, ErrorEnvelope, Nullable, PageQuery } from './common.js';
 import { TICKET_STATUSES } from './constants.js';
 import {
   Classification,
@@ -243,6 +243,6 @@ export const PHYSICAL_ROUTES = {
     tag: 'physical',
     summary: 'Verification keys of physical authority tokens (RS256, current and previous)',
     security: 'public',
-    schema: { response: { 200: PhysicalJwks } },
+    schema: { response: { 200: PhysicalJwks, 429: ErrorEnvelope } },
   }),
 } as const;

@@ -41,6 +41,8 @@ const adminErrors = {
   401: ErrorEnvelope,
   404: ErrorEnvelope,
   409: ErrorEnvelope,
+  // The operator's requests carry no API key: the per-address limit covers them (contract §3).
+  429: ErrorEnvelope,
   500: ErrorEnvelope,
 };
 
@@ -280,6 +282,7 @@ export const PLATFORM_ROUTES = {
       response: {
         200: Type.String({ description: 'Prometheus text exposition format' }),
         401: ErrorEnvelope,
+        429: ErrorEnvelope,
       },
     },
   }),

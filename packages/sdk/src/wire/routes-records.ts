@@ -18,6 +18,7 @@ import {
   ErrorEnvelope,
   IdParams,
   NoContent,
+  PublicTenantParams,
   TenantParams,
   tenantErrors,
 } from './common.js';
@@ -157,7 +158,7 @@ export const RECORD_ROUTES = {
     tag: 'keys',
     summary: "The tenant's token verification keys (ACTIVE and PREVIOUS)",
     security: 'public',
-    schema: { params: TenantParams, response: { 200: Jwks, 404: ErrorEnvelope, 429: ErrorEnvelope } },
+    schema: { params: PublicTenantParams, response: { 200: Jwks, 404: ErrorEnvelope, 429: ErrorEnvelope } },
   }),
   getTenantJwksArchive: route({
     operationId: 'getTenantJwksArchive',
@@ -166,7 +167,7 @@ export const RECORD_ROUTES = {
     tag: 'keys',
     summary: "The tenant's RETIRED public keys, kept to verify old receipts and checkpoints",
     security: 'public',
-    schema: { params: TenantParams, response: { 200: Jwks, 404: ErrorEnvelope, 429: ErrorEnvelope } },
+    schema: { params: PublicTenantParams, response: { 200: Jwks, 404: ErrorEnvelope, 429: ErrorEnvelope } },
   }),
   createApiKey: route({
     operationId: 'createApiKey',

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ErrorEnvelope, TenantParams, tenantErrors } from './common.js';
+import { ErrorEnvelope, PublicTenantParams, TenantParams, tenantErrors } from './common.js';
 import { route } from './route.js';
 import {
   ConsistencyProof,
@@ -19,7 +19,7 @@ export const TRANSPARENCY_ROUTES = {
     security: 'public',
     produces: 'text/plain',
     schema: {
-      params: TenantParams,
+      params: PublicTenantParams,
       response: {
         200: Type.String({
           description: '<origin>+<key ID, 8 hex digits>+<base64(0x01 ‖ public key)> and a newline',

@@ -27,6 +27,7 @@ import { createHttpMetrics, observePool } from '../http/metrics.js';
 import { openApiOptions } from '../http/openapi.js';
 import { counterStore } from '../http/rate-limit/counter-store.js';
 import { createRateLimiter } from '../http/rate-limit/rate-limiter.js';
+import { registerBodyParsers } from '../http/request-body.js';
 import { requestIdFor, stripVersionPrefix } from '../http/request-id.js';
 import { requestLogController, traceRequests } from '../http/request-tracing.js';
 import { type RegisteredRoute, recordRoute } from '../http/route-table.js';
@@ -57,7 +58,6 @@ import { policySimulationRoutes } from '../intent/routes/policy-simulation.js';
 import { thresholdRoutes } from '../intent/routes/thresholds.js';
 import { tokenRoutes } from '../intent/routes/tokens.js';
 import { physicalRoutes } from '../physical/routes/physical-routes.js';
-import { findBodyProblem } from '../request-checks/body-shape.js';
 import type { Storage } from '../storage/database.js';
 import { countWebhookDeliveries, observeWebhookOutbox } from '../webhooks/webhook-metrics.js';
 import { observeDecisionCommits, observePendingApprovals } from './decision-metrics.js';
@@ -109,14 +109,18 @@ export type App = FastifyInstance<
 
 registerAjvFormats();
 
-/** Whether `text` is JSON at all (read only when the secure parser refused it). */
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Whether a route matched with an empty parameter (`/intent/` against `/intent/:id`): no declared
+ * path has one (every id is at least one character), so such a path is unknown, 404, rather than
+ * a sibling's 405 or 400. The console's and the docs' wildcards (`*`) may be empty.
+ */
+function hasEmptyParam(params: unknown): boolean {
+  if (typeof params !== 'object' || params === null) return false;
+  return Object.entries(params).some(([name, value]) => name !== '*' && value === '');
+}
+
+function notFound(method: string, url: string): AppError {
+  return new AppError('NOT_FOUND', `Route ${method} ${url.split('?')[0] ?? '/'} not found`);
 }
 
 /** Builds the HTTP application without listening, so tests drive it with inject() or a real port. */
@@ -173,32 +177,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     adminToken: config.adminToken,
   };
 
-  // Bodies: JSON only; an empty body is accepted (POST routes without a body) and left undefined.
-  app.removeAllContentTypeParsers();
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    parseJson(request, text, (error, parsed) => {
-      if (error && isJson(text)) {
-        // Valid JSON the secure parser refused: it holds a prototype-poisoning key.
-        const message = 'The request body holds a __proto__ or constructor.prototype key, which is refused';
-        done(new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/', message }] }), undefined);
-        return;
-      }
-      // Too deep, NUL, or a lone surrogate: refused before any route validates or hashes it.
-      const problem = error ? null : findBodyProblem(parsed);
-      if (problem !== null) {
-        const message = `${problem.path}: ${problem.message}`;
-        done(new AppError('VALIDATION_ERROR', message, { issues: [problem] }), undefined);
-        return;
-      }
-      done(error, parsed);
-    });
-  });
+  registerBodyParsers(app);
 
   // The methods each path takes, so a known path called with another method answers 405 with
   // `allow` (contract §1) rather than 404. Fastify's own router is not public; this one mirrors it.
@@ -244,6 +223,7 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       reply.header('connection', 'close');
       throw new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down');
     }
+    if (hasEmptyParam(request.params)) throw notFound(request.method, request.url);
   });
   // CORS before access checks, so that refusals carry its headers and preflights need no credential.
   if (config.corsOrigins.length > 0) await registerCors(app, config.corsOrigins);
@@ -278,7 +258,10 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   app.setNotFoundHandler((request, reply) => {
     reply.header('x-request-id', request.id);
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = [...knownMethods].filter((method) => methods.find(method, path) !== null);
+    const allowed = [...knownMethods].filter((method) => {
+      const match = methods.find(method, path);
+      return match !== null && !hasEmptyParam(match.params);
+    });
     if (allowed.length > 0) {
       reply.header('allow', allowed.sort().join(', '));
       return sendError(
@@ -290,10 +273,16 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
         ),
       );
     }
-    return sendError(request, reply, new AppError('NOT_FOUND', `Route ${request.method} ${path} not found`));
+    return sendError(request, reply, notFound(request.method, request.url));
   });
 
   app.setErrorHandler((error, request, reply) => {
+    if (request.raw.destroyed && (error as { code?: unknown }).code === 'ECONNRESET') {
+      // The client closed the connection before its body arrived: nothing failed here, and the
+      // answer has nowhere to go. Not an error of the service (nor an unreachable database).
+      request.log.info({ requestId: request.id }, 'the client closed the request before its body arrived');
+      return reply.code(400).send();
+    }
     const { appError, unexpected } = toAppError(error);
     if (unexpected) request.log.error({ err: error, requestId: request.id }, 'request failed');
     reply.header('x-request-id', request.id);

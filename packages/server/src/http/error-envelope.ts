@@ -3,9 +3,20 @@ import { AppError, errorBody } from '../errors/app-error.js';
 import { isDatabaseUnavailable, isUnstorableText } from '../errors/database-errors.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 
-/** Requests under `/v1/physical/*` answer with the physical surface's lower-snake codes. */
+/**
+ * Requests under `/v1/physical/*` answer with the physical surface's lower-snake codes. The router
+ * matches the percent-decoded path (`/%70hysical/classify` is `/physical/classify`), so the surface
+ * is read from it too.
+ */
 export function isPhysicalSurface(url: string): boolean {
-  return /^\/physical(?=[/?#]|$)/.test(url);
+  if (/^\/physical(?=[/?#]|$)/.test(url)) return true;
+  if (!url.includes('%')) return false;
+  const path = url.split(/[?#]/, 1)[0] ?? '';
+  try {
+    return /^\/physical(?=\/|$)/.test(decodeURIComponent(path));
+  } catch {
+    return false;
+  }
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {

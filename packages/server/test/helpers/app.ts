@@ -1,4 +1,4 @@
-import { type App, buildServer } from '../../src/app/build-server.js';
+import { type App, buildServer, type ServerDeps } from '../../src/app/build-server.js';
 import { createServices, type Services } from '../../src/app/services.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import type { Resolver } from '../../src/egress/egress-client.js';
@@ -52,7 +52,7 @@ export async function createTestApp(
   env: Record<string, string> = {},
   /** Registers extra routes (test-only probes) before the app is ready. */
   extend?: (app: App) => void | Promise<void>,
-  options: { resolver?: Resolver; consoleDir?: string } = {},
+  options: { resolver?: Resolver; consoleDir?: string; logger?: ServerDeps['logger'] } = {},
 ): Promise<TestApp> {
   const testStorage: TestStorage = await createTestStorage(dialect);
   const config = loadConfig({ AUTHORITY_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
@@ -73,6 +73,7 @@ export async function createTestApp(
     services,
     backgroundJobs: false,
     consoleDir: options.consoleDir,
+    logger: options.logger,
   });
   if (extend) await extend(app);
   await app.ready();

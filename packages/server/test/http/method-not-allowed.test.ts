@@ -41,4 +41,60 @@ describe('405 METHOD_NOT_ALLOWED', () => {
       assert.equal(res.headers.allow, undefined);
     }
   });
+
+  it('a path with an empty segment where an id goes is unknown: 404, not a sibling route\'s 405 or 400', async () => {
+    // Every id is at least one character, so `/intent/` is no declared path, with or without credentials.
+    const headers = await t.ownerHeaders('acme');
+    const cases: Array<[string, string, string]> = [
+      ['POST', '/intent/', 'NOT_FOUND'],
+      ['GET', '/v1/intent/', 'NOT_FOUND'],
+      ['GET', '/keys/', 'NOT_FOUND'],
+      ['POST', '/connectors/', 'NOT_FOUND'],
+      ['GET', '/webhooks/', 'NOT_FOUND'],
+      ['POST', '/webhooks/', 'NOT_FOUND'],
+      ['GET', '/authority/approvals/', 'NOT_FOUND'],
+      ['GET', '/intent//receipt', 'NOT_FOUND'],
+      ['GET', '/v1/physical/approvals/', 'not_found'],
+    ];
+    for (const [method, url, code] of cases) {
+      for (const withCredential of [false, true]) {
+        const res = await t.app.inject({
+          method: method as 'GET',
+          url,
+          ...(withCredential ? { headers, payload: method === 'POST' ? {} : undefined } : {}),
+        });
+        const context = `${method} ${url} (credential: ${withCredential}): ${res.statusCode} ${res.body}`;
+        assert.equal(res.statusCode, 404, context);
+        assert.equal(res.json().error.code, code, context);
+        assert.equal(res.headers.allow, undefined, context);
+      }
+    }
+    // The console's wildcard may be empty: its index stays served.
+    assert.equal((await t.app.inject({ url: '/console/' })).statusCode, 200);
+  });
+
+  it('reads the surface from the decoded path: a percent-encoded /physical answers lower-snake codes', async () => {
+    // This suite allows one request per address: past 404 and 405, every request here is a 429,
+    // which carries the surface's code as well.
+    const cases: Array<[string, string, number, string]> = [
+      ['DELETE', '/%70hysical/classify', 405, 'method_not_allowed'],
+      ['POST', '/v1/%70hysical/classify', 429, 'rate_limited'],
+      ['POST', '/v1/physical%2Fclassify', 404, 'not_found'],
+      ['GET', '/%E2%82%AC/x', 404, 'NOT_FOUND'],
+      ['GET', '/%zz/physical', 400, 'VALIDATION_ERROR'],
+      ['GET', '/%69ntent/x/y', 404, 'NOT_FOUND'],
+    ];
+    await t.app.inject({ url: '/tenant' });
+    for (const [method, url, status, code] of cases) {
+      const res = await t.app.inject({
+        method: method as 'GET',
+        url,
+        headers: { 'x-tenant-id': 'acme', 'content-type': 'application/json' },
+        ...(method === 'POST' ? { payload: '{}' } : {}),
+      });
+      const context = `${method} ${url}: ${res.statusCode} ${res.body}`;
+      assert.equal(res.statusCode, status, context);
+      assert.equal(res.json().error.code, code, context);
+    }
+  });
 });

@@ -115,6 +115,22 @@ describe('the OpenAPI document', () => {
     assert.ok(doc.components.responses.MethodNotAllowed?.headers.allow);
   });
 
+  it('declares 429 on every route a rate limit covers: all but /health and /ready (contract §3)', () => {
+    for (const { path, method, operation } of operations(doc)) {
+      const limited = path !== '/health' && path !== '/ready';
+      assert.equal('429' in operation.responses, limited, `${method} ${path}`);
+    }
+  });
+
+  it("answers a public document of a tenant id no tenant can have 404, as an unknown tenant's", async () => {
+    const tenantId = 'a'.repeat(64);
+    for (const url of ['jwks.json', 'jwks-archive.json', 'log-key']) {
+      const res = await t.app.inject({ url: `/.well-known/authority/${tenantId}/${url}` });
+      assert.equal(res.statusCode, 404, `${url}: ${res.body}`);
+      assert.equal(res.json().error.code, 'NOT_FOUND');
+    }
+  });
+
   it('compiles every component with a JSON Schema 2020-12 validator: each reference resolves', () => {
     // OpenAPI 3.1 schemas are JSON Schema 2020-12: an `$id` inside a component would rebase the
     // `#/components/...` references under it, so a standard validator could not resolve them.
