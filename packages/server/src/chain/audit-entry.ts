@@ -71,6 +71,21 @@ export function sealEntry(
 }
 
 /**
+ * An event of the operator's command line (`authority keys …`), which acts without a tenant's
+ * credential: actor `authority-cli`, type `operator`, as `portal.user.created` records it.
+ */
+export function operatorEvent(eventType: string, payload: unknown): AuditEvent {
+  return {
+    correlationId: uuidv7(),
+    intentId: null,
+    actorId: 'authority-cli',
+    actorType: 'operator',
+    eventType,
+    payload,
+  };
+}
+
+/**
  * An event about configuration or a credential's act (contract §6): no intent, the principal as
  * actor, and a fresh UUIDv7 correlation id per request.
  */

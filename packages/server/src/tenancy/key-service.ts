@@ -1,4 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
+import { operatorEvent, principalEvent } from '../chain/audit-entry.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import { AppError, validationError } from '../errors/app-error.js';
 import type { Clock } from '../foundation/clock.js';
 import {
@@ -162,6 +164,13 @@ export interface KeyService {
   revoke(tenantId: string, id: string, revoker: Principal | null): Promise<void>;
 }
 
+/** The chain event of a key's creation or revocation, by a principal or by the command line (null). */
+function keyEvent(principal: Principal | null, eventType: string, payload: unknown) {
+  return principal === null
+    ? operatorEvent(eventType, payload)
+    : principalEvent(principal, eventType, payload);
+}
+
 export function createKeyService(
   storage: Storage,
   clock: Clock,
@@ -169,8 +178,19 @@ export function createKeyService(
 ): KeyService {
   return {
     async create(tenantId, request, creator) {
-      const { record, issued } = prepareKey(tenantId, request, creator, clock());
-      await apiKeyRepository.insert(storage.db, record);
+      const now = clock();
+      const { record, issued } = prepareKey(tenantId, request, creator, now);
+      const payload = {
+        keyId: record.id,
+        name: record.name,
+        role: record.role,
+        scopes: record.scopes,
+        expiresAt: issued.expiresAt,
+      };
+      await storage.writeTransaction(async (trx) => {
+        await apiKeyRepository.insert(trx, record);
+        await chainRepository.append(trx, tenantId, [keyEvent(creator, 'apikey.created', payload)], now);
+      });
       return issued;
     },
     async list(tenantId) {
@@ -194,7 +214,14 @@ export function createKeyService(
           });
         }
       }
-      await apiKeyRepository.revoke(storage.db, tenantId, id, clock());
+      const now = clock();
+      await storage.writeTransaction(async (trx) => {
+        // Revoking a revoked key changes nothing and records nothing.
+        if ((await apiKeyRepository.get(trx, tenantId, id))?.revokedAt !== null) return;
+        await apiKeyRepository.revoke(trx, tenantId, id, now);
+        const payload = { keyId: key.id, name: key.name, role: key.role };
+        await chainRepository.append(trx, tenantId, [keyEvent(revoker, 'apikey.revoked', payload)], now);
+      });
       onRevoke(key.keyHash);
     },
   };

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { principalEvent } from '../chain/audit-entry.js';
+import { chainRepository } from '../chain/chain-repository.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { isUniqueViolation } from '../errors/database-errors.js';
 import type { Clock } from '../foundation/clock.js';
+import type { Principal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
 import { tenantSecretRepository } from './tenant-secret-repository.js';
 
@@ -71,12 +74,27 @@ export function createTenantSecrets(deps: { storage: Storage; clock: Clock; secr
       return secret;
     },
 
-    /** Retires the active secret and creates a new one; the caller shows it once. */
-    async rotate(tenantId: string, kind: SecretKind): Promise<TenantSecret & { createdAt: string }> {
+    /**
+     * Retires the active secret and creates a new one, recorded in the chain (`secret.rotated`,
+     * the ids only); the caller shows the secret once.
+     */
+    async rotate(
+      tenantId: string,
+      kind: SecretKind,
+      principal: Principal,
+    ): Promise<TenantSecret & { createdAt: string }> {
       const { secret, stored } = newSecret(tenantId, kind);
       await storage.writeTransaction(async (trx) => {
+        const previous = await tenantSecretRepository.active(trx, tenantId, kind);
         await tenantSecretRepository.retireActive(trx, tenantId, kind);
         await tenantSecretRepository.insertActive(trx, stored);
+        const payload = { kind, secretId: stored.id, previousSecretId: previous?.id ?? null };
+        await chainRepository.append(
+          trx,
+          tenantId,
+          [principalEvent(principal, 'secret.rotated', payload)],
+          stored.createdAtMs,
+        );
       });
       return { ...secret, createdAt: new Date(stored.createdAtMs).toISOString() };
     },

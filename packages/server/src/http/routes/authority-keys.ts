@@ -69,7 +69,8 @@ export const authorityKeyRoutes: FastifyPluginAsyncTypebox<{
         schema: wireSchema(route),
       },
       async (request, reply) => {
-        const rotated = await secrets.rotate(principalOf(request).tenantId, kind);
+        const principal = principalOf(request);
+        const rotated = await secrets.rotate(principal.tenantId, kind, principal);
         return reply
           .code(201)
           .header('cache-control', 'no-store')

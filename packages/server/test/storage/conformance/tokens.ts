@@ -106,7 +106,10 @@ export function tokenConformance(c: Conformance): void {
             expiresAtMs: 2,
           }),
         );
+      assert.equal(await nonces.isConsumed(c.storage.db, tenant, 'n-1'), false);
       await use(tenant);
+      assert.equal(await nonces.isConsumed(c.storage.db, tenant, 'n-1'), true);
+      assert.equal(await nonces.isConsumed(c.storage.db, other, 'n-1'), false, "another tenant's nonce");
       await assert.rejects(use(tenant), (e) => isUniqueViolation(e));
       await use(other);
     });
