@@ -42,7 +42,7 @@ describe('405 METHOD_NOT_ALLOWED', () => {
     }
   });
 
-  it('a path with an empty segment where an id goes is unknown: 404, not a sibling route\'s 405 or 400', async () => {
+  it("a path with an empty segment where an id goes is unknown: 404, not a sibling route's 405 or 400", async () => {
     // Every id is at least one character, so `/intent/` is no declared path, with or without credentials.
     const headers = await t.ownerHeaders('acme');
     const cases: Array<[string, string, string]> = [
