@@ -29,7 +29,7 @@ import { counterStore } from '../http/rate-limit/counter-store.js';
 import { createRateLimiter } from '../http/rate-limit/rate-limiter.js';
 import { registerBodyParsers } from '../http/request-body.js';
 import { requestIdFor, stripVersionPrefix } from '../http/request-id.js';
-import { requestLogController, traceRequests } from '../http/request-tracing.js';
+import { loggedRequest, requestLogController, traceRequests } from '../http/request-tracing.js';
 import { type RegisteredRoute, recordRoute } from '../http/route-table.js';
 import { adminRoutes } from '../http/routes/admin.js';
 import { auditRoutes } from '../http/routes/audit.js';
@@ -123,11 +123,18 @@ function notFound(method: string, url: string): AppError {
   return new AppError('NOT_FOUND', `Route ${method} ${url.split('?')[0] ?? '/'} not found`);
 }
 
+/** The logger's options with the request serializer that never logs a query value. */
+function loggerOptions(logger: ServerDeps['logger']): ServerDeps['logger'] {
+  if (logger === undefined || logger === false) return false;
+  const options = logger === true ? {} : logger;
+  return { ...options, serializers: { ...options.serializers, req: loggedRequest } };
+}
+
 /** Builds the HTTP application without listening, so tests drive it with inject() or a real port. */
 export async function buildServer(deps: ServerDeps): Promise<App> {
   const { config, storage, clock } = deps;
   const app = Fastify({
-    logger: deps.logger ?? false,
+    logger: loggerOptions(deps.logger),
     logController: requestLogController(),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
@@ -212,16 +219,19 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   app.addHook('preClose', async () => {
     closing = true;
     if (!app.server.listening) return;
+    app.log.info('shutting down: new requests get 503 while the requests in flight finish');
     const deadline = Date.now() + DRAIN_MS;
     while (Date.now() < deadline && (await openConnections(app)) > 0) {
       await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
     }
+    app.log.info({ openConnections: await openConnections(app) }, 'drained; closing the listener');
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (closing) {
+      // Expected while draining: answered here, not thrown, so it is not logged as a failure.
       reply.header('connection', 'close');
-      throw new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down');
+      return sendError(request, reply, new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down'));
     }
     if (hasEmptyParam(request.params)) throw notFound(request.method, request.url);
   });

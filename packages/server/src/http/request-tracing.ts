@@ -11,6 +11,23 @@ class SpanLogController extends LogController {
   override incomingRequest(): void {}
 }
 
+/**
+ * The request as log lines show it (Fastify's `req` serializer, but for the URL): the path as
+ * received and the query's parameter names, never their values, since a client may put a
+ * credential there (`?api_key=…`) and logs never hold one.
+ */
+export function loggedRequest(request: FastifyRequest): Record<string, unknown> {
+  const [path = '/', query] = request.url.split(/\?(.*)/s, 2);
+  const names = query === undefined ? [] : [...new URLSearchParams(query).keys()];
+  return {
+    method: request.method,
+    url: names.length === 0 ? path : `${path}?${names.map((name) => `${name}=[redacted]`).join('&')}`,
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 /** Fastify's `logController` option: the one for traced requests while tracing is on, else Fastify's own. */
 export function requestLogController(): LogController | undefined {
   return tracingEnabled() ? new SpanLogController() : undefined;

@@ -1,4 +1,4 @@
-import type { Stream } from 'node:stream';
+import { type Stream, Writable } from 'node:stream';
 
 /**
  * What a child process writes to one of its streams, gathered as it arrives. A process may write a
@@ -33,4 +33,23 @@ export function gatherOutput(stream: Stream | null | undefined) {
       });
     },
   };
+}
+
+/** One JSON log line of the service (pino). */
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** A stream for a test app's logger (`createTestApp(…, { logger: { level, stream } })`) and its lines. */
+export function logCapture() {
+  const lines: LogLine[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { stream, lines };
 }

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { describe, it } from 'node:test';
 import { PUBLIC } from '../../src/http/access.js';
 import { createTestApp } from '../helpers/app.js';
+import { logCapture } from '../helpers/output.js';
 
 describe('a server that is shutting down', () => {
   it('finishes the request in flight and answers the next one on its connection 503 in the envelope', async () => {
@@ -15,13 +16,19 @@ describe('a server that is shutting down', () => {
     const inside = new Promise<void>((resolve) => {
       entered = resolve;
     });
-    const t = await createTestApp('sqlite', {}, (app) => {
-      app.get('/test/slow', { config: { access: PUBLIC } }, async () => {
-        entered();
-        await held;
-        return { done: true };
-      });
-    });
+    const log = logCapture();
+    const t = await createTestApp(
+      'sqlite',
+      {},
+      (app) => {
+        app.get('/test/slow', { config: { access: PUBLIC } }, async () => {
+          entered();
+          await held;
+          return { done: true };
+        });
+      },
+      { logger: { level: 'info', stream: log.stream } },
+    );
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
 
@@ -52,6 +59,14 @@ describe('a server that is shutting down', () => {
     const body = JSON.parse((responses[1] as string).slice((responses[1] as string).indexOf('{')));
     assert.equal(body.error.code, 'service_unavailable', 'lower-snake under /v1/physical, in the envelope');
     assert.ok(body.error.requestId);
+    // The drain is logged once at its start and end; its 503s are expected, not failures.
+    const messages = log.lines.map((line) => line.msg);
+    assert.ok(messages.includes('shutting down: new requests get 503 while the requests in flight finish'));
+    assert.ok(messages.some((msg) => msg.startsWith('drained')));
+    assert.deepEqual(
+      log.lines.filter((line) => line.level >= 50),
+      [],
+    );
   });
 
   it('answers 503 (connection: close) on an idle kept-alive connection reused during the drain, never a reset', async () => {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { intentPayload } from '../helpers/intents.js';
+import { logCapture } from '../helpers/output.js';
 
 interface Answer {
   status: number;
@@ -21,15 +21,8 @@ describe('request bodies on the wire', () => {
   let port: number;
   let owner: Headers;
 
-  const logLines: Array<{ level: number; msg: string }> = [];
+  const { stream, lines: logLines } = logCapture();
   before(async () => {
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean))
-          logLines.push(JSON.parse(line));
-        done();
-      },
-    });
     t = await createTestApp('sqlite', {}, undefined, { logger: { level: 'info', stream } });
     owner = await t.ownerHeaders('acme');
     await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -147,6 +140,18 @@ describe('request bodies on the wire', () => {
       [],
       'no warning or error for a client that went away',
     );
+  });
+
+  it('logs the query parameters a client sends by name, never their values', async () => {
+    const key = 'service_live_QUERYSTRINGSECRETQUERYSTRINGSECRET0123456789';
+    const res = await send('GET', `/tenant?api_key=${key}&x=1`, owner, []);
+    assert.equal(res.status, 200);
+    const incoming = logLines.filter((l) => l.msg === 'incoming request').at(-1);
+    assert.deepEqual(
+      (incoming?.req as { url?: string } | undefined)?.url,
+      '/tenant?api_key=[redacted]&x=[redacted]',
+    );
+    assert.ok(!JSON.stringify(logLines).includes(key));
   });
 
   it('takes JSON in UTF-8 only: another charset is 415, bytes that are not UTF-8 are 400 and stored nowhere', async () => {
