@@ -340,13 +340,26 @@ function describe(error: unknown): string {
  * or the help: usage errors exit 2, like every other invalid setting; help and version exit 0.
  */
 function throwUsageErrors(command: Command): void {
-  command.exitOverride();
+  command.exitOverride().showHelpAfterError();
   for (const sub of command.commands) throwUsageErrors(sub);
 }
 throwUsageErrors(program);
 
+/** The command whose action runs: an argument it refuses is a usage error of that command. */
+let running: Command = program;
+program.hook('preAction', (_program, action) => {
+  running = action;
+});
+
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+  if (error instanceof AppError && error.code === 'VALIDATION_ERROR') {
+    // An argument's value the service refuses (an id, a role, a date, an e-mail address): a usage
+    // error like the ones commander finds, so the same form and exit code.
+    process.stderr.write(`error: ${describe(error)}\n`);
+    running.outputHelp({ error: true });
+    process.exit(2);
+  }
   process.stderr.write(`authority: ${describe(error)}\n`);
   process.exit(error instanceof ConfigError || error instanceof PolicyTestInputError ? 2 : 1);
 });

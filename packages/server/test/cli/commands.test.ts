@@ -88,8 +88,38 @@ describe('authority CLI commands (embedded database)', () => {
       '--scopes',
       'keys:manage',
     );
-    assert.equal(badScope.status, 1);
-    assert.match(badScope.stderr, /subset/);
+    assert.equal(badScope.status, 2, badScope.stderr);
+    assert.match(badScope.stderr, /^error: .*subset/);
+
+    // An argument's value the service refuses is a usage error: exit 2, `error: …`, the usage.
+    for (const [args, message] of [
+      [['tenants', 'create', 'Bad_ID!', '--plan', 'pro'], /^error: id must match/],
+      [
+        ['keys', 'create', '--tenant', 'acme', '--name', 'ci', '--role', 'wizard'],
+        /^error: role must be one of/,
+      ],
+      [
+        [
+          'keys',
+          'create',
+          '--tenant',
+          'acme',
+          '--name',
+          'ci',
+          '--role',
+          'agent',
+          '--expires-at',
+          'yesterday',
+        ],
+        /^error: expiresAt must be an ISO 8601 date-time/,
+      ],
+    ] as const) {
+      const refused = run(...args);
+      assert.equal(refused.status, 2, `${args.join(' ')}: ${refused.stderr}`);
+      assert.match(refused.stderr, message, args.join(' '));
+      assert.match(refused.stderr, new RegExp(`\\nUsage: authority ${args[0]} ${args[1]} `), args.join(' '));
+      assert.equal(refused.stdout, '');
+    }
 
     const keys = JSON.parse(run('keys', 'list', '--tenant', 'acme').stdout) as {
       id: string;
