@@ -17,6 +17,7 @@ describe('administration in the console', () => {
   let b: ConsoleBrowser;
   let page: Page;
   let approvedIntentId = '';
+  let approvedToken = '';
 
   before(async () => {
     server = await startConsoleServer();
@@ -31,7 +32,9 @@ describe('administration in the console', () => {
       riskContext: { baseRiskScore: 5 },
     });
     assert.equal(approved.status, 200);
-    approvedIntentId = ((await approved.json()) as { intentId: string }).intentId;
+    const approvedBody = (await approved.json()) as { intentId: string; authorityDecisionToken: string };
+    approvedIntentId = approvedBody.intentId;
+    approvedToken = approvedBody.authorityDecisionToken;
     b = await openBrowser();
     page = b.page;
     await page.goto(`${server.base}/console/`);
@@ -110,6 +113,15 @@ describe('administration in the console', () => {
   it('downloads an intent’s receipt and the audit export', async () => {
     await page.goto(`${server.base}/console/intents/${approvedIntentId}`);
     await page.getByRole('heading', { name: 'Intent: list open pull requests' }).waitFor();
+    // The token is unspent and the console user did not submit the intent: no receipt yet.
+    await page.getByRole('button', { name: 'Download receipt' }).click();
+    await page.getByText(/only the principal that submitted the intent gets its receipt/).waitFor();
+    const consumed = await server.asOwner('POST', '/authority/tokens/consume', {
+      token: approvedToken,
+      adapterId: 'external',
+      targetSystem: 'acme/payments',
+    });
+    assert.equal(((await consumed.json()) as { valid: boolean }).valid, true);
     const [receipt] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download receipt' }).click(),
