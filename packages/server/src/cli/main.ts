@@ -185,15 +185,15 @@ keys
           'is set: an ephemeral key lives in the serving process and is not rotated from the CLI',
         );
       }
-      const [{ createPhysicalSigner }, { createSecretBox }, { resolveMasterKey }] = await Promise.all([
+      const [{ createPhysicalSigner }, { createSecretBox }, { checkedMasterKey }] = await Promise.all([
         import('../physical/use-cases/physical-signer.js'),
         import('../crypto/secret-box.js'),
-        import('../config/master-key.js'),
+        import('../config/master-key-check.js'),
       ]);
       const signer = createPhysicalSigner({
         storage,
         clock: systemClock,
-        secretBox: createSecretBox(resolveMasterKey(config)),
+        secretBox: createSecretBox(await checkedMasterKey(config, storage)),
         bits: config.physicalKeyBits,
         ephemeral: false,
       });

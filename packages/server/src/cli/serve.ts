@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { buildServer } from '../app/build-server.js';
-import { resolveMasterKey } from '../config/master-key.js';
+import { checkedMasterKey } from '../config/master-key-check.js';
 import { systemClock } from '../foundation/clock.js';
 import { traceFields, tracingRequested } from '../foundation/tracing.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
@@ -18,10 +18,10 @@ export async function serve(flags: GlobalFlags): Promise<void> {
   const tracing = tracingRequested(process.env)
     ? (await import('../app/tracing-sdk.js')).startTracing()
     : undefined;
-  const masterKey = resolveMasterKey(config);
   // The embedded default migrates itself; in server mode `authority migrate` is a deployment step,
   // but applying pending migrations here too keeps a single-instance set-up to one command.
   await storage.migrate();
+  const masterKey = await checkedMasterKey(config, storage);
 
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, {

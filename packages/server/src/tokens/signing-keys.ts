@@ -130,7 +130,8 @@ export function guardPrevious(rotatedAt: number | null, now: number, label = 'ke
 
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 
-const privateContext = (tenantId: string, kid: string) => `signing-key:${tenantId}:${kid}`;
+/** The context a tenant signing key's private key is sealed under. */
+export const privateContext = (tenantId: string, kid: string) => `signing-key:${tenantId}:${kid}`;
 const headersContext = (tenantId: string, kid: string) => `signer-headers:${tenantId}:${kid}`;
 
 export function createSigningKeyService(deps: SigningKeyDeps): SigningKeyService {

@@ -185,7 +185,8 @@ function toView(row: KeyRow): PhysicalKeyView {
 }
 
 const KID_OWNER = 'physical';
-const privateContext = (kid: string) => `physical-signing-key:${kid}`;
+/** The context a physical signing key's private key is sealed under. */
+export const privateContext = (kid: string) => `physical-signing-key:${kid}`;
 
 export function createPhysicalSigner(deps: PhysicalSignerDeps): PhysicalSigner {
   const { clock, secretBox } = deps;
