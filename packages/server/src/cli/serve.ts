@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { buildServer } from '../app/build-server.js';
+import { type Config, ConfigError } from '../config/config.js';
 import { checkedMasterKey } from '../config/master-key-check.js';
 import { systemClock } from '../foundation/clock.js';
 import { traceFields, tracingRequested } from '../foundation/tracing.js';
@@ -9,6 +10,29 @@ import { type GlobalFlags, openContext } from './context.js';
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * A socket that cannot be opened is a setting at fault (exit 2, naming it): a host that does not
+ * resolve or is not this machine's, a port in use or not allowed.
+ */
+function listenError(error: unknown, flags: GlobalFlags, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  const host = flags.host ? '--host' : 'HOST';
+  const port = flags.port ? '--port' : 'PORT';
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigError(host, `does not resolve to an address (${config.host}: ${code})`);
+    case 'EADDRNOTAVAIL':
+      return new ConfigError(host, `is not an address of this machine (${config.host}: ${code})`);
+    case 'EADDRINUSE':
+      return new ConfigError(port, `is in use on ${config.host} (${config.port}: ${code})`);
+    case 'EACCES':
+      return new ConfigError(port, `may not be listened on by this user (${config.port}: ${code})`);
+    default:
+      return error;
+  }
 }
 
 /** `authority serve`: migrate when embedded, listen, print the demo credentials on a first start. */
@@ -49,7 +73,12 @@ export async function serve(flags: GlobalFlags): Promise<void> {
       'AUTHORITY_MASTER_KEY is not set: using the generated key in DATA_DIR/master.key; back it up with the database',
     );
   }
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    throw listenError(error, flags, config);
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const base = `http://${displayHost(config.host)}:${port}`;

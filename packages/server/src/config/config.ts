@@ -185,8 +185,9 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
   const mode = databaseUrl === undefined ? 'embedded' : 'server';
 
   const host = nonEmpty(flags.host) ?? nonEmpty(env.HOST) ?? (mode === 'embedded' ? '127.0.0.1' : '0.0.0.0');
-  if (!ipaddr.isValid(host) && !/^[A-Za-z0-9.-]{1,253}$/.test(host)) {
-    throw new ConfigError('HOST', `must be an address or host name (got "${host}")`);
+  // Digits and dots alone are an IPv4 address or nothing (`999.1.1.1` is no host name either).
+  if (!ipaddr.isValid(host) && (!/^[A-Za-z0-9.-]{1,253}$/.test(host) || /^[\d.]+$/.test(host))) {
+    throw new ConfigError(flags.host ? '--host' : 'HOST', `must be an address or host name (got "${host}")`);
   }
 
   const dataDir = nonEmpty(flags.dataDir) ?? nonEmpty(env.DATA_DIR) ?? './data';
@@ -208,6 +209,13 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
 
   const masterKeyRaw = nonEmpty(env.AUTHORITY_MASTER_KEY);
   const masterKey = masterKeyRaw === undefined ? undefined : parseMasterKey(masterKeyRaw);
+
+  // Read by the OpenTelemetry SDK itself; checked here so that a typo stops the start instead of
+  // turning tracing on towards nowhere.
+  for (const variable of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    const endpoint = nonEmpty(env[variable]);
+    if (endpoint !== undefined) parseUrl(variable, endpoint, ['http:', 'https:']);
+  }
 
   const redisUrl = nonEmpty(env.REDIS_URL);
   if (redisUrl !== undefined) parseUrl('REDIS_URL', redisUrl, ['redis:', 'rediss:']);

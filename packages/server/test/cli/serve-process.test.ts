@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startServeProcess, stopProcess } from '../helpers/serve-process.js';
+import { CLI, startServeProcess, stopProcess } from '../helpers/serve-process.js';
 
 describe('authority serve as a process', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'authority-serve-'));
@@ -58,6 +59,53 @@ describe('authority serve as a process', () => {
       assert.match(second.output, /^Authority Runtime listening on http:\/\/127\.0\.0\.1:\d+ /m);
     } finally {
       await stopProcess(second.child);
+    }
+  });
+
+  it('exits 2 naming the setting when the socket cannot be opened: a port in use, an address not here', async () => {
+    const running = await startServeProcess(dataDir);
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'authority-serve-'));
+    try {
+      const port = new URL(running.base).port;
+      const cases: Array<[string[], Record<string, string>, RegExp]> = [
+        [
+          ['--port', port],
+          {},
+          /^authority: configuration error: --port is in use on 127\.0\.0\.1 \(\d+: EADDRINUSE\)$/,
+        ],
+        [
+          ['--port', '0', '--host', '10.254.254.254'],
+          {},
+          /^authority: configuration error: --host is not an address of this machine/,
+        ],
+        [
+          ['--port', '0'],
+          { HOST: '999.1.1.1' },
+          /^authority: configuration error: HOST must be an address or host name/,
+        ],
+        [
+          ['--port', '0'],
+          { OTEL_EXPORTER_OTLP_ENDPOINT: 'notaurl' },
+          /^authority: configuration error: OTEL_EXPORTER_OTLP_ENDPOINT /,
+        ],
+      ];
+      for (const [args, env, expected] of cases) {
+        const result = spawnSync(
+          process.execPath,
+          ['--import', 'tsx', CLI, 'serve', '--data-dir', elsewhere, ...args],
+          {
+            env: { ...process.env, DATABASE_URL: '', AUTHORITY_MASTER_KEY: '', LOG_LEVEL: 'warn', ...env },
+            encoding: 'utf8',
+            timeout: 60_000,
+          },
+        );
+        const context = `${args.join(' ')} ${JSON.stringify(env)}: ${result.stderr}`;
+        assert.equal(result.status, 2, context);
+        assert.match(result.stderr.trim(), expected, context);
+      }
+    } finally {
+      await stopProcess(running.child);
+      rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 });

@@ -86,6 +86,9 @@ describe('configuration', () => {
     ['METRICS_TOKEN', { METRICS_TOKEN: 'short' }],
     ['RATE_LIMIT_PER_IP', { RATE_LIMIT_PER_IP: 'many' }],
     ['HOST', { HOST: 'bad host!' }],
+    ['HOST', { HOST: '999.1.1.1' }],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', { OTEL_EXPORTER_OTLP_ENDPOINT: 'notaurl' }],
+    ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://collector' }],
   ];
   for (const [variable, env] of bad) {
     it(`rejects a bad ${variable} (${JSON.stringify(env)}) with a message naming it`, () => {
