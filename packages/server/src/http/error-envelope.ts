@@ -20,6 +20,11 @@ export function isPhysicalSurface(url: string): boolean {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  // Every 429 says when to try again (contract §3), the ones raised outside the limiter too.
+  const retryAfter = error.details?.retryAfterSeconds;
+  if (error.code === 'RATE_LIMITED' && typeof retryAfter === 'number' && !reply.hasHeader('retry-after')) {
+    reply.header('retry-after', String(retryAfter));
+  }
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')

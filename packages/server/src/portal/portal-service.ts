@@ -13,7 +13,14 @@ import { dummyPasswordHash, verifyPassword } from './password-hash.js';
 import { portalSessionRepository } from './portal-session-repository.js';
 import { portalUserRepository } from './portal-user-repository.js';
 import { normalizeEmail } from './portal-users.js';
-import { ABSOLUTE_TIMEOUT_MS, MAX_MFA_FAILURES, mfaRequired, sessionState } from './session-policy.js';
+import {
+  ABSOLUTE_TIMEOUT_MS,
+  afterMfaFailure,
+  MAX_ACCOUNT_MFA_FAILURES,
+  MAX_MFA_FAILURES,
+  mfaRequired,
+  sessionState,
+} from './session-policy.js';
 import { base32Encode, generateTotpSecret, matchTotp, otpauthUri } from './totp.js';
 
 const SESSION_PREFIX = 'ps_';
@@ -200,7 +207,8 @@ export function createPortalService(deps: {
      * Verifies a TOTP code for the session: against a pending secret (which it then enrolls) or the
      * enrolled one. A code is accepted once per step: the user's last accepted step only grows, in
      * a conditional update, so two instances cannot both accept it. Wrong codes count against the
-     * session, which ends after MAX_MFA_FAILURES of them. An accepted code gives the session a new
+     * session, which ends after MAX_MFA_FAILURES of them, and against the user across sessions: after
+     * MAX_ACCOUNT_MFA_FAILURES in a row the second factor judges no code for MFA_LOCK_MS (429). An accepted code gives the session a new
      * id (returned once) and ends the old one, so an id learnt before the second factor (session
      * fixation) never carries the verified session.
      */
@@ -222,6 +230,11 @@ export function createPortalService(deps: {
         if (failures === undefined) throw invalidSession('unknown_session');
         const user = await portalUserRepository.get(trx, principal.tenantId, principal.id);
         if (!user) throw invalidSession('unknown_user');
+        if (user.mfaLockedUntilMs !== null && user.mfaLockedUntilMs > now) {
+          // No code is judged while locked, so a guess learns nothing, right or wrong.
+          const retryAfterSeconds = Math.ceil((user.mfaLockedUntilMs - now) / 1000);
+          return { accepted: false as const, locked: retryAfterSeconds };
+        }
         const usePending =
           user.totpPendingSecret !== null && (user.totpSecret === null || principal.session.mfaVerified);
         const sealed = usePending ? user.totpPendingSecret : user.totpSecret;
@@ -261,17 +274,30 @@ export function createPortalService(deps: {
         } else {
           await portalSessionRepository.setMfaFailures(trx, principal.tenantId, principal.session.key, count);
         }
+        const account = afterMfaFailure(user.mfaFailures, now);
+        await portalUserRepository.setMfaFailures(trx, principal.tenantId, principal.id, { ...account, now });
         // A right code of a step already used (by this request's race or an earlier one) is a replay.
         const replayed = step !== undefined || matchTotp(secret, code, now, null) !== undefined;
         const reason = replayed ? 'mfa_code_already_used' : 'invalid_mfa_code';
-        await chainRepository.append(
-          trx,
-          principal.tenantId,
-          [principalEvent(principal, 'portal.mfa.failed', { reason, sessionEnded: ended })],
-          now,
-        );
+        const events = [principalEvent(principal, 'portal.mfa.failed', { reason, sessionEnded: ended })];
+        if (account.lockedUntil !== null) {
+          events.push(
+            principalEvent(principal, 'portal.mfa.locked', {
+              failures: MAX_ACCOUNT_MFA_FAILURES,
+              lockedUntil: new Date(account.lockedUntil).toISOString(),
+            }),
+          );
+        }
+        await chainRepository.append(trx, principal.tenantId, events, now);
         return { accepted: false as const, reason, ended };
       });
+      if (!outcome.accepted && 'locked' in outcome) {
+        throw new AppError(
+          'RATE_LIMITED',
+          `Too many wrong second-factor codes in a row for this user: the second factor accepts no code for ${outcome.locked} s`,
+          { limit: 'mfa_account', retryAfterSeconds: outcome.locked },
+        );
+      }
       if (!outcome.accepted) {
         throw new AppError(
           'UNAUTHORIZED',

@@ -14,6 +14,10 @@ export interface StoredPortalUser {
   totpPendingSecret: string | null;
   /** The last TOTP time step accepted. */
   lastTotpStep: number | null;
+  /** Wrong second-factor codes in a row, over every session. */
+  mfaFailures: number;
+  /** Until when the second factor refuses every code; null when it is not locked. */
+  mfaLockedUntilMs: number | null;
   createdAtMs: number;
 }
 
@@ -26,6 +30,8 @@ const COLUMNS = [
   'totp_secret',
   'totp_pending_secret',
   'last_totp_step',
+  'mfa_failures',
+  'mfa_locked_until',
   'created_at',
 ] as const;
 
@@ -38,6 +44,8 @@ function toUser(row: {
   totp_secret: string | null;
   totp_pending_secret: string | null;
   last_totp_step: number | null;
+  mfa_failures: number;
+  mfa_locked_until: number | null;
   created_at: number;
 }): StoredPortalUser {
   return {
@@ -49,6 +57,8 @@ function toUser(row: {
     totpSecret: row.totp_secret,
     totpPendingSecret: row.totp_pending_secret,
     lastTotpStep: row.last_totp_step,
+    mfaFailures: row.mfa_failures,
+    mfaLockedUntilMs: row.mfa_locked_until,
     createdAtMs: row.created_at,
   };
 }
@@ -130,10 +140,26 @@ export const portalUserRepository = {
       .execute();
   },
 
+  /** Sets the count of wrong second-factor codes in a row and the lock they led to (null: none). */
+  async setMfaFailures(
+    trx: Executor,
+    tenantId: string,
+    id: string,
+    state: { failures: number; lockedUntil: number | null; now: number },
+  ): Promise<void> {
+    await trx
+      .updateTable('portal_users')
+      .set({ mfa_failures: state.failures, mfa_locked_until: state.lockedUntil, updated_at: state.now })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .execute();
+  },
+
   /**
    * Accepts a TOTP step if it is later than the last one accepted (the conditional update is what
    * makes a code count once, even across instances); `enroll` makes the pending secret the
-   * enrolled one. True when this call accepted it.
+   * enrolled one. An accepted code clears the user's count of wrong ones. True when this call
+   * accepted it.
    */
   async acceptTotpStep(
     trx: Executor,
@@ -145,6 +171,8 @@ export const portalUserRepository = {
       .updateTable('portal_users')
       .set({
         last_totp_step: accepted.step,
+        mfa_failures: 0,
+        mfa_locked_until: null,
         updated_at: accepted.now,
         ...(accepted.enroll !== undefined ? { totp_secret: accepted.enroll, totp_pending_secret: null } : {}),
       })

@@ -5,6 +5,27 @@ export const IDLE_TIMEOUT_MS = 30 * 60_000;
 export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60_000;
 /** Wrong second-factor codes a session may send before it is ended (6 digits must not be guessable). */
 export const MAX_MFA_FAILURES = 5;
+/**
+ * Wrong codes a user may send in a row, over all of its sessions, before its second factor is
+ * locked for {@link MFA_LOCK_MS}: ending a session alone would let a holder of the password log in
+ * again for five more guesses, without end.
+ */
+export const MAX_ACCOUNT_MFA_FAILURES = 20;
+export const MFA_LOCK_MS = 15 * 60_000;
+
+/**
+ * The user's counters after one more wrong code: the count grows, and reaching the limit locks the
+ * second factor until `now + MFA_LOCK_MS` and starts the count again. Pure.
+ */
+export function afterMfaFailure(
+  failures: number,
+  now: number,
+): { failures: number; lockedUntil: number | null } {
+  const count = failures + 1;
+  return count >= MAX_ACCOUNT_MFA_FAILURES
+    ? { failures: 0, lockedUntil: now + MFA_LOCK_MS }
+    : { failures: count, lockedUntil: null };
+}
 
 export type SessionState = 'active' | 'idle_timeout' | 'absolute_timeout';
 

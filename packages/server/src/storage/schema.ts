@@ -318,6 +318,10 @@ export interface PortalUsersTable {
   totp_pending_secret: string | null;
   /** The last TOTP time step accepted, so that a code is accepted once. */
   last_totp_step: number | null;
+  /** Wrong second-factor codes in a row, over every session of the user. */
+  mfa_failures: Generated<number>;
+  /** Until when the second factor refuses every code (too many wrong ones in a row); null when not locked. */
+  mfa_locked_until: number | null;
   created_at: number;
   updated_at: number;
 }

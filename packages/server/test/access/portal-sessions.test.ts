@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { portalUserRepository } from '../../src/portal/portal-user-repository.js';
 import { hotp, totpCode, totpStep } from '../../src/portal/totp.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
 import { chainEvents } from '../helpers/audit.js';
@@ -236,6 +237,48 @@ for (const engine of ENGINES) {
       assertError(await post('/portal/mfa', headers, { code: right }), 401, 'INVALID_PORTAL_SESSION');
       const failures = await chainEvents(t, 'acme', 'portal.mfa.failed');
       assert.deepEqual(failures.at(-1)?.payload, { reason: 'invalid_mfa_code', sessionEnded: true });
+    });
+
+    it('locks the second factor for 15 minutes after 20 wrong codes in a row over any number of sessions', async () => {
+      const user = await createUser(t, 'acme', 'owner');
+      const session = async () => {
+        const res = await login(t, 'acme', user.email);
+        assert.equal(res.statusCode, 200, res.body);
+        return { 'x-portal-session-id': res.json().sessionId, 'x-tenant-id': 'acme' };
+      };
+      const first = await session();
+      const key = base32Decode((await post('/portal/mfa/enroll', first)).json().secret);
+      const wrongAt = (now: number) => (totpCode(key, now) === '999999' ? '999998' : '999999');
+      // Four sessions of five wrong codes: each ends its session, and the twentieth locks the user.
+      let headers = first;
+      for (let round = 1; round <= 4; round += 1) {
+        for (let attempt = 1; attempt <= 5; attempt += 1) {
+          assertError(await post('/portal/mfa', headers, { code: wrongAt(t.clock()) }), 401, 'UNAUTHORIZED');
+        }
+        t.clock.advance(60_000);
+        if (round < 4) headers = await session();
+      }
+      const locked = await chainEvents(t, 'acme', 'portal.mfa.locked');
+      assert.equal(locked.length, 1);
+      assert.equal(locked[0]?.actorId, user.id);
+      assert.equal(locked[0]?.payload.failures, 20);
+
+      // Locked: even the right code is refused, without being judged.
+      headers = await session();
+      const refused = await post('/portal/mfa', headers, { code: totpCode(key, t.clock()) });
+      assertError(refused, 429, 'RATE_LIMITED');
+      assert.equal(refused.json().error.details.limit, 'mfa_account');
+      const retryAfter = Number(refused.headers['retry-after']);
+      assert.ok(retryAfter > 13 * 60 && retryAfter <= 15 * 60, String(retryAfter));
+      assertError(await get('/tenant', headers), 403, 'MFA_REQUIRED');
+
+      // Once the lock has passed, the right code is taken and the count starts again.
+      t.clock.advance(retryAfter * 1000);
+      headers = await session();
+      const accepted = await post('/portal/mfa', headers, { code: totpCode(key, t.clock()) });
+      assert.equal(accepted.statusCode, 200, accepted.body);
+      const stored = await portalUserRepository.get(t.storage.db, 'acme', user.id);
+      assert.deepEqual([stored?.mfaFailures, stored?.mfaLockedUntilMs], [0, null]);
     });
 
     it('wrong codes sent at once are judged one by one: five, then the session is gone', async () => {

@@ -41,6 +41,8 @@ export function portalConformance(c: Conformance): void {
         totpSecret: null,
         totpPendingSecret: null,
         lastTotpStep: null,
+        mfaFailures: 0,
+        mfaLockedUntilMs: null,
         createdAtMs: 5,
       });
       assert.equal(await users.findByEmail(c.storage.db, tenant, 'nobody@example.com'), undefined);
@@ -51,7 +53,23 @@ export function portalConformance(c: Conformance): void {
         c.storage.writeTransaction((trx) =>
           users.acceptTotpStep(trx, tenant, 'u1', { step, now: 7, enroll }),
         );
+      const failed = (failures: number, lockedUntil: number | null) =>
+        c.storage.writeTransaction((trx) =>
+          users.setMfaFailures(trx, tenant, 'u1', { failures, lockedUntil, now: 6 }),
+        );
+      const counters = async (tenantId: string) => {
+        const user = await users.get(c.storage.db, tenantId, 'u1');
+        return [user?.mfaFailures, user?.mfaLockedUntilMs];
+      };
+      assert.deepEqual(await counters(tenant), [0, null], 'a new user has no wrong code');
+      await failed(3, null);
+      assert.deepEqual(await counters(tenant), [3, null]);
+      await failed(0, 1_800_000_000_000);
+      assert.deepEqual(await counters(tenant), [0, 1_800_000_000_000], 'a lock up to the millisecond');
+      await failed(2, 1_800_000_000_000);
+      assert.deepEqual(await counters(other), [0, null], "another tenant's user is untouched");
       assert.equal(await accept(100, 'pending-sealed'), true);
+      assert.deepEqual(await counters(tenant), [0, null], 'an accepted code clears the count and the lock');
       assert.equal(await accept(100), false, 'the same step again');
       assert.equal(await accept(99), false, 'an earlier step');
       assert.equal(await accept(101), true);

@@ -40,6 +40,7 @@ export function tenantAndKeyConformance(c: Conformance): void {
           '0014_audit_tree',
           '0015_log_keys',
           '0016_audit_witnesses',
+          '0017_portal_mfa_lockout',
         ]);
         assert.deepEqual(await fresh.storage.migrate(), []);
         await fresh.storage.ping();
