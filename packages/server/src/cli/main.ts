@@ -340,7 +340,9 @@ function describe(error: unknown): string {
  * or the help: usage errors exit 2, like every other invalid setting; help and version exit 0.
  */
 function throwUsageErrors(command: Command): void {
-  command.exitOverride().showHelpAfterError();
+  command.exitOverride();
+  // `authority gateway` answers a bad setting with one line (contract §11), without the usage.
+  if (command.name() !== 'gateway') command.showHelpAfterError();
   for (const sub of command.commands) throwUsageErrors(sub);
 }
 throwUsageErrors(program);

@@ -91,7 +91,7 @@ describe('authority users (CLI)', () => {
     assert.doesNotMatch(listed.stdout, /scrypt|password/);
   });
 
-  it('refuses duplicates, unknown tenants and roles, and short passwords', () => {
+  it('refuses duplicates and unknown tenants (exit 1), and roles, addresses and short passwords as usage errors (exit 2)', () => {
     const duplicate = run([
       'users',
       'create',
@@ -108,14 +108,16 @@ describe('authority users (CLI)', () => {
     assert.equal(noTenant.status, 1);
     assert.match(noTenant.stderr, /No tenant nobody/);
     const badRole = run(['users', 'create', '--tenant', 'acme', '--email', 'x@y.z', '--role', 'king']);
-    assert.equal(badRole.status, 1);
-    assert.match(badRole.stderr, /role must be one of/);
+    // A refused value is a usage error (README): exit 2, `error: …`, then the usage.
+    assert.equal(badRole.status, 2);
+    assert.match(badRole.stderr, /^error: role must be one of/);
+    assert.match(badRole.stderr, /\nUsage: authority users create /);
     const short = run(
       ['users', 'create', '--tenant', 'acme', '--email', 'x@y.z', '--role', 'auditor', '--password-stdin'],
       'short\n',
     );
-    assert.equal(short.status, 1);
-    assert.match(short.stderr, /password must be 12 to 1024 characters/);
+    assert.equal(short.status, 2);
+    assert.match(short.stderr, /^error: password must be 12 to 1024 characters/);
     const badEmail = run([
       'users',
       'create',
@@ -126,7 +128,7 @@ describe('authority users (CLI)', () => {
       '--role',
       'auditor',
     ]);
-    assert.equal(badEmail.status, 1);
-    assert.match(badEmail.stderr, /email must be an address/);
+    assert.equal(badEmail.status, 2);
+    assert.match(badEmail.stderr, /^error: email must be an address/);
   });
 });
