@@ -141,6 +141,20 @@ export class AuditResource extends Resource {
   }
 
   /**
+   * `GET /audit/witnesses`: the log's witnesses and quorum, each with `cosignedSize` (the tree size
+   * it last cosigned) and `lastError` (why its last push failed, or null). Permission `tenant:admin`.
+   *
+   * @example
+   * ```ts
+   * const { witnesses } = await client.audit.witnesses();
+   * const failing = witnesses.filter((w) => w.lastError !== null);
+   * ```
+   */
+  witnesses(options?: CallOptions): Promise<WitnessConfig> {
+    return this.expect({ route: R.getWitnesses, retry: 'safe', options });
+  }
+
+  /**
    * `PUT /audit/witnesses`: replace the log's witnesses and quorum (contract §15); each new
    * checkpoint is then pushed to them with a consistency proof and their cosignatures are served
    * with the checkpoint. Permission `tenant:admin`.

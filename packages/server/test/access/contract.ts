@@ -171,6 +171,7 @@ export const CONTRACT_ROUTE_ACCESS: Readonly<Record<string, string>> = {
   'GET /audit/:tenantId/proof/consistency': 'audit:read',
   'POST /audit/verify-chain': 'audit:verify',
   'POST /audit/acknowledge-break': 'tenant:admin',
+  'GET /audit/witnesses': 'tenant:admin',
   'PUT /audit/witnesses': 'tenant:admin',
 
   'POST /webhooks': 'webhooks:manage',

@@ -416,6 +416,23 @@ const TENANT_CASES: Record<string, Case> = {
     const again = await asB('PUT', '/audit/witnesses', { payload: config });
     assert.equal(again.json().witnesses[0].name, w.name, "A's change left B's set alone");
   },
+  'GET /audit/witnesses': async ({ asB, asA }) => {
+    const w = cosigner(generateSignerKey('witness.example/b2'), Date.now);
+    const config = {
+      witnesses: [{ name: w.name, url: 'https://hooks.example.test/witness', verifierKey: w.verifierKey }],
+      quorum: 1,
+    };
+    expectStatus(await asB('PUT', '/audit/witnesses', { payload: config }), 200);
+    const own = await asB('GET', '/audit/witnesses');
+    expectStatus(own, 200);
+    assert.deepEqual(
+      own.json().witnesses.map((x: { name: string }) => x.name),
+      [w.name],
+    );
+    const other = await asA('GET', '/audit/witnesses');
+    expectStatus(other, 200);
+    assert.ok(!other.body.includes(w.name), "A never reads B's witnesses");
+  },
   'POST /webhooks': async ({ asB }) => {
     const res = await asB('POST', '/webhooks', {
       payload: { url: 'https://hooks.example.test/b', events: ['*'] },

@@ -255,6 +255,11 @@ for (const engine of ENGINES) {
         [[witness.name, 0]],
       );
       assert.equal(await refusal(owner.audit.setWitnesses({ witnesses: [], quorum: 1 })), 400);
+      assert.deepEqual(
+        await owner.audit.witnesses(),
+        witnesses,
+        'read back as set, the refused change aside',
+      );
       assert.equal(
         await refusal(owner.audit.acknowledgeBreak({ brokenAt: 3, note: 'no break is open' })),
         404,

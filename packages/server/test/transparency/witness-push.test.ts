@@ -128,6 +128,18 @@ for (const engine of ENGINES) {
       state.fork = true;
       await pusher().runOnce();
       const refused = await witnessesOf();
+      // What an operator reads: GET /audit/witnesses gives each witness's last push error.
+      const read = await t.app.inject({ method: 'GET', url: '/audit/witnesses', headers });
+      assert.equal(read.statusCode, 200, read.body);
+      assert.deepEqual(
+        read
+          .json()
+          .witnesses.map((w: { cosignedSize: number; lastError: string | null }) => [
+            w.cosignedSize,
+            w.lastError?.startsWith('HTTP 422: not consistent with size 12'),
+          ]),
+        refused.map(() => [12, true]),
+      );
       for (const w of refused) {
         assert.equal(w.cosigned_size, 12, 'the cosigned size stays');
         assert.match(w.last_error ?? '', /^HTTP 422: not consistent with size 12/);

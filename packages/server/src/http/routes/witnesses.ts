@@ -5,18 +5,28 @@ import { needs } from '../access.js';
 import { principalOf } from '../principal.js';
 import { wireSchema } from '../wire-schema.js';
 
-const route = WIRE_ROUTES.setWitnesses;
-
-/** `PUT /audit/witnesses` (contract §15): the log's witnesses and quorum. */
+/**
+ * `PUT /audit/witnesses` (contract §15): the log's witnesses and quorum; `GET` reads them with each
+ * witness's push state (an operator's only way to see why cosignatures stopped).
+ */
 export const witnessRoutes: FastifyPluginAsyncTypebox<{ witnesses: WitnessSettings }> = async (
   app,
   { witnesses },
 ) => {
-  app.put(
-    route.path,
+  app.get(
+    WIRE_ROUTES.getWitnesses.path,
     {
       config: needs('tenant:admin'),
-      schema: wireSchema(route),
+      schema: wireSchema(WIRE_ROUTES.getWitnesses),
+    },
+    async (request) => witnesses.read(principalOf(request).tenantId),
+  );
+
+  app.put(
+    WIRE_ROUTES.setWitnesses.path,
+    {
+      config: needs('tenant:admin'),
+      schema: wireSchema(WIRE_ROUTES.setWitnesses),
     },
     async (request) => {
       const principal = principalOf(request);
