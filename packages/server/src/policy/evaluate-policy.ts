@@ -78,11 +78,12 @@ export interface EvaluatePolicyResult {
   matched: MatchedRule[];
   /** Present when options.explain: one entry per rule that did not match, in policy order. */
   explanation?: ExplanationEntry[];
-  /** Steps of work done. */
+  /** Steps of work the decision did (an explanation's own work is not counted). */
   steps: number;
   /**
-   * Evaluation stopped because its next piece of work would have passed the budget: `matched` and
-   * `explanation` then cover only the rules evaluated before it stopped.
+   * Evaluation stopped because its next piece of work would have passed the budget: `matched`
+   * then covers only the rules evaluated before it stopped. An explanation has a budget of its own
+   * and, past it, covers the rules before.
    */
   budgetExceeded?: { limit: number };
 }
@@ -348,25 +349,50 @@ function explainTrue(node: CompiledNode, doc: EvaluationDocument, meter: Evaluat
   throw new Error('explainTrue called on an empty group');
 }
 
-export function evaluatePolicy(
+/**
+ * The rules that match, from the index's candidates (rule-index.ts), charged to the decision's
+ * budget: the same work whether or not an explanation is asked for, so the decision is too.
+ */
+function matchRules(
   policy: CompiledPolicy,
   doc: EvaluationDocument,
   options: EvaluatePolicyOptions,
 ): EvaluatePolicyResult {
   const matched: MatchedRule[] = [];
-  const explanation: ExplanationEntry[] | undefined = options.explain ? [] : undefined;
   const meter = new EvaluationMeter(options.budgetSteps ?? EVALUATION_BUDGET_STEPS);
-  const result = (): EvaluatePolicyResult =>
-    explanation === undefined
-      ? { matched, steps: meter.spent }
-      : { matched, explanation, steps: meter.spent };
-  // An explanation covers every rule; otherwise only the candidates can match (rule-index.ts).
-  const rules = explanation === undefined ? policy.index.candidates(doc) : policy.rules;
   try {
-    for (const rule of rules) {
+    for (const rule of policy.index.candidates(doc)) {
+      if (rule.window !== null && inactivityAt(rule.window, options.at) !== null) continue;
+      if (failingBinding(rule, doc, meter) !== null) continue;
+      if (rule.conditions !== null && !nodeHolds(rule.conditions, doc, meter)) continue;
+      matched.push({ ...rule.matched });
+    }
+  } catch (error) {
+    if (!(error instanceof EvaluationBudgetExceeded)) throw error;
+    return { matched, steps: meter.spent, budgetExceeded: { limit: meter.limit } };
+  }
+  return { matched, steps: meter.spent };
+}
+
+/**
+ * Why each rule that did not match failed, in policy order, over every rule (not only the
+ * candidates). Its work has a budget of its own, so that explaining never changes the decision;
+ * past that budget the explanation stops, covering the rules before.
+ */
+function explainRules(
+  policy: CompiledPolicy,
+  doc: EvaluationDocument,
+  options: EvaluatePolicyOptions,
+  matched: ReadonlySet<string>,
+): ExplanationEntry[] {
+  const explanation: ExplanationEntry[] = [];
+  const meter = new EvaluationMeter(options.budgetSteps ?? EVALUATION_BUDGET_STEPS);
+  try {
+    for (const rule of policy.rules) {
+      if (matched.has(rule.id)) continue;
       const inactive = rule.window === null ? null : inactivityAt(rule.window, options.at);
       if (inactive !== null) {
-        explanation?.push({
+        explanation.push({
           ruleId: rule.id,
           effect: rule.effect,
           failed: { kind: 'inactive', reason: describeInactivity(inactive), ...inactive },
@@ -375,25 +401,27 @@ export function evaluatePolicy(
       }
       const binding = failingBinding(rule, doc, meter);
       if (binding !== null) {
-        explanation?.push({ ruleId: rule.id, effect: rule.effect, failed: { kind: 'binding', binding } });
+        explanation.push({ ruleId: rule.id, effect: rule.effect, failed: { kind: 'binding', binding } });
         continue;
       }
       if (rule.conditions !== null && !nodeHolds(rule.conditions, doc, meter)) {
-        if (explanation !== undefined) {
-          const failure = explainFalse(rule.conditions, doc, meter);
-          explanation.push({
-            ruleId: rule.id,
-            effect: rule.effect,
-            failed: { kind: 'condition', ...failure },
-          });
-        }
-        continue;
+        const failure = explainFalse(rule.conditions, doc, meter);
+        explanation.push({ ruleId: rule.id, effect: rule.effect, failed: { kind: 'condition', ...failure } });
       }
-      matched.push({ ...rule.matched });
     }
   } catch (error) {
     if (!(error instanceof EvaluationBudgetExceeded)) throw error;
-    return { ...result(), budgetExceeded: { limit: meter.limit } };
   }
-  return result();
+  return explanation;
+}
+
+export function evaluatePolicy(
+  policy: CompiledPolicy,
+  doc: EvaluationDocument,
+  options: EvaluatePolicyOptions,
+): EvaluatePolicyResult {
+  const decided = matchRules(policy, doc, options);
+  if (!options.explain) return decided;
+  const matched = new Set(decided.matched.map((rule) => rule.id));
+  return { ...decided, explanation: explainRules(policy, doc, options, matched) };
 }

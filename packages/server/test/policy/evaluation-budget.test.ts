@@ -6,7 +6,7 @@ import { NO_BUDGETS } from '../../src/intent/domain/budgets.js';
 import { evaluateIntent } from '../../src/intent/domain/evaluate-intent.js';
 import type { IntentRequest } from '../../src/intent/domain/intent-request.js';
 import { DEFAULT_THRESHOLDS } from '../../src/intent/domain/thresholds.js';
-import { evaluatePolicy } from '../../src/policy/evaluate-policy.js';
+import { type EvaluatePolicyResult, evaluatePolicy } from '../../src/policy/evaluate-policy.js';
 import {
   CANDIDATE_STEPS,
   containsSteps,
@@ -183,14 +183,64 @@ describe('policy evaluation under a budget', () => {
     assert.equal(compileGlobSet(['a?c*', 'x?*?y']).steps(9), 1 + (3 + 2 + 2) * 10);
   });
 
-  test('explanations are charged too, and a smaller budget stops sooner', () => {
-    const policy = policyOf([matches('m', 'args.s', 'zzz')]);
+  test('an explanation never changes the decision: its work is charged to a budget of its own', () => {
+    const policy = policyOf([{ id: 'allow-all', effect: 'ALLOW' }, matches('m', 'args.s', 'zzz')]);
     const input = doc({ args: { s: 'a'.repeat(1_000) } });
     const plain = evaluatePolicy(policy, input, { at: 0, explain: false });
-    const explained = evaluatePolicy(policy, input, { at: 0, explain: true });
-    assert.ok(explained.steps > plain.steps);
+    // A budget of exactly the decision's work: explaining `m` needs more than that.
+    const budgetSteps = plain.steps;
+    const decision = (result: EvaluatePolicyResult) => ({
+      matched: result.matched,
+      steps: result.steps,
+      budgetExceeded: result.budgetExceeded,
+    });
+    const bare = evaluatePolicy(policy, input, { at: 0, explain: false, budgetSteps });
+    const explained = evaluatePolicy(policy, input, { at: 0, explain: true, budgetSteps });
+    assert.equal(bare.budgetExceeded, undefined);
+    assert.deepEqual(decision(explained), decision(bare));
+    assert.deepEqual(explained.explanation, [], 'the explanation stopped at its budget, before m');
+    const roomy = evaluatePolicy(policy, input, { at: 0, explain: true });
+    assert.deepEqual(decision(roomy), decision(plain));
+    assert.deepEqual(
+      roomy.explanation?.map((entry) => entry.ruleId),
+      ['m'],
+    );
     const tight = evaluatePolicy(policy, input, { at: 0, explain: false, budgetSteps: plain.steps - 1 });
     assert.deepEqual(tight.budgetExceeded, { limit: plain.steps - 1 });
+  });
+
+  test('a decision is the same with and without an explanation, for generated policies and documents', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 0, max: 4_000 }),
+        fc.integer({ min: 1, max: 40_000 }),
+        (kinds, length, budgetSteps) => {
+          const rules = kinds.map((kind, i) =>
+            kind === 0
+              ? { id: `allow-${i}`, effect: 'ALLOW' as const }
+              : kind === 1
+                ? matches(`m-${i}`, 'args.s', 'zz+y')
+                : kind === 2
+                  ? { ...matches(`t-${i}`, 'args.s', 'a'), bindings: { targetSystems: ['other/repo'] } }
+                  : {
+                      id: `deny-${i}`,
+                      effect: 'DENY' as const,
+                      conditions: { all: [{ path: 'args.n', op: 'GT', value: 5 }] },
+                    },
+          );
+          const policy = policyOf(rules);
+          const input = doc({ args: { s: 'a'.repeat(length), n: length % 10 } });
+          const bare = evaluatePolicy(policy, input, { at: 0, explain: false, budgetSteps });
+          const explained = evaluatePolicy(policy, input, { at: 0, explain: true, budgetSteps });
+          assert.deepEqual(
+            [explained.matched, explained.steps, explained.budgetExceeded],
+            [bare.matched, bare.steps, bare.budgetExceeded],
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 
