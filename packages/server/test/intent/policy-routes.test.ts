@@ -203,5 +203,58 @@ for (const engine of ENGINES) {
       );
       assert.deepEqual(replaced.json().packs, []);
     });
+
+    it('holds the policy limits for the version as stored: the rules sent with the pack rules kept, on save, install and simulation', async () => {
+      const inject = (method: 'POST', url: string, payload: Record<string, unknown>) =>
+        t.app.inject({ method, url, headers: owner, payload });
+      const bareArgs = (n: number) =>
+        Array.from({ length: n }, (_, i) => ({
+          id: `bare-${i}`,
+          effect: 'DENY',
+          conditions: { all: [{ path: 'args', op: 'MATCHES', value: `secret-${i}` }] },
+        }));
+      const base = await inject('POST', '/authority/policy', {
+        rules: bareArgs(50),
+        replacePacks: true,
+        activate: true,
+      });
+      assert.equal(base.statusCode, 201, base.body);
+      // The pack's own bare-args MATCHES would make 51: refused, naming the limit.
+      const install = await inject('POST', '/policy-packs/install', { pack: 'sensitive-data-guard' });
+      assert.equal(install.statusCode, 400, install.body);
+      assert.match(install.json().error.message, /at most 50 bare-args MATCHES conditions/);
+      // With 48 of ours the pack fits; saving 50 again next to it does not.
+      assert.equal(
+        (
+          await inject('POST', '/authority/policy', {
+            rules: bareArgs(48),
+            replacePacks: true,
+            activate: true,
+          })
+        ).statusCode,
+        201,
+      );
+      assert.equal(
+        (await inject('POST', '/policy-packs/install', { pack: 'sensitive-data-guard' })).statusCode,
+        201,
+      );
+      const resave = await inject('POST', '/authority/policy', { rules: bareArgs(50), activate: true });
+      assert.equal(resave.statusCode, 400, resave.body);
+      assert.match(
+        resave.json().error.details.issues[0].message,
+        /with the pack rules it keeps, the policy is over a limit/,
+      );
+      // A simulation's draft is the version a save would store: refused alike.
+      const simulated = await inject('POST', '/authority/policy/simulate', { rules: bareArgs(50) });
+      assert.equal(simulated.statusCode, 400, simulated.body);
+      const packRules = (await inject('POST', '/authority/policy/simulate', { rules: [] })).statusCode;
+      assert.equal(packRules, 200);
+      const many = Array.from({ length: 2_000 }, (_, i) => ({ id: `r-${i}`, effect: 'ALLOW' }));
+      for (const url of ['/authority/policy', '/authority/policy/simulate']) {
+        const refused = await inject('POST', url, { rules: many });
+        assert.equal(refused.statusCode, 400, url);
+        assert.match(refused.body, /a policy holds at most 2000 rules \(got 20\d\d\)/, url);
+      }
+    });
   });
 }

@@ -153,6 +153,28 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     return toView(row, current, reviews, setting);
   }
 
+  /**
+   * The limits of a policy (§4.5: rule count, bare-`args` MATCHES conditions, summed MATCHES cost)
+   * hold for the version as it would be stored: the rules sent with the pack rules kept, or the
+   * active rules with a pack's. Each part may pass alone and the whole exceed them.
+   */
+  function checkComposed(rules: Rule[]): void {
+    if (rules.length > MAX_RULES) {
+      throw validationError([
+        { path: '/rules', message: `a policy holds at most ${MAX_RULES} rules (got ${rules.length})` },
+      ]);
+    }
+    const checked = validatePolicy({ rules }, { allowPackIds: true });
+    if (!checked.ok) {
+      throw validationError(
+        checked.issues.map((issue) => ({
+          path: '/rules',
+          message: `with the pack rules it keeps, the policy is over a limit (${issue.path}): ${issue.message}`,
+        })),
+      );
+    }
+  }
+
   /** Writes a new version (and optionally activates it) with its audit entries, in one transaction. */
   async function writeVersion(
     tenantId: string,
@@ -162,11 +184,6 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     activate: boolean,
     reason: Record<string, unknown>,
   ): Promise<PolicyVersion> {
-    if (rules.length > MAX_RULES) {
-      throw validationError([
-        { path: '/rules', message: `a policy holds at most ${MAX_RULES} rules (got ${rules.length})` },
-      ]);
-    }
     const now = clock();
     for (let attempt = 0; ; attempt += 1) {
       try {
@@ -223,7 +240,8 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
 
   /**
    * The version `POST /authority/policy` would store for this body: the rules validated (400 naming
-   * rule and field), the active version's pack rules and packs kept unless replacePacks.
+   * rule and field), the active version's pack rules and packs kept unless replacePacks, the whole
+   * within the policy's limits. A simulation's draft is this one, so it is refused alike.
    */
   async function draftOf(
     tenantId: string,
@@ -235,7 +253,9 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     const current = await activeRules(tenantId);
     if (body.replacePacks) return { rules: checked.rules, packs: [] };
     const keptPackRules = current.rules.filter((r) => packIdOfRule(r.id) !== undefined);
-    return { rules: [...checked.rules, ...keptPackRules], packs: current.packs };
+    const rules = [...checked.rules, ...keptPackRules];
+    checkComposed(rules);
+    return { rules, packs: current.packs };
   }
 
   return {
@@ -327,6 +347,7 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
       if (current.packs.includes(packId))
         throw new AppError('CONFLICT', `Pack ${packId} is already installed`);
       const rules = [...current.rules, ...packRules(pack)];
+      checkComposed(rules);
       const policy = await writeVersion(tenantId, principal, rules, [...current.packs, packId], activate, {
         source: 'pack',
         pack: packId,
