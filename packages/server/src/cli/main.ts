@@ -188,7 +188,7 @@ keys
       const [{ createPhysicalSigner }, { createSecretBox }, { checkedMasterKey }] = await Promise.all([
         import('../physical/use-cases/physical-signer.js'),
         import('../crypto/secret-box.js'),
-        import('../config/master-key-check.js'),
+        import('./master-key-check.js'),
       ]);
       const signer = createPhysicalSigner({
         storage,

@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis';
 import { buildServer } from '../app/build-server.js';
 import { type Config, ConfigError } from '../config/config.js';
-import { checkedMasterKey } from '../config/master-key-check.js';
 import { systemClock } from '../foundation/clock.js';
 import { traceFields, tracingRequested } from '../foundation/tracing.js';
 import { createTenantService } from '../tenancy/tenant-service.js';
 import { type GlobalFlags, openContext } from './context.js';
+import { checkedMasterKey } from './master-key-check.js';
 
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost';

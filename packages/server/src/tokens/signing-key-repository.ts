@@ -15,6 +15,18 @@ export const signingKeyRepository = {
     return query.orderBy('created_at', 'desc').orderBy('kid', 'desc').execute();
   },
 
+  /** The oldest key of any tenant whose private key is held here (not an external signer's). */
+  async oldestLocal(db: Executor): Promise<SigningKeysTable | undefined> {
+    return db
+      .selectFrom('signing_keys')
+      .selectAll()
+      .where('private_key', 'is not', null)
+      .orderBy('created_at')
+      .orderBy('kid')
+      .limit(1)
+      .executeTakeFirst();
+  },
+
   async get(db: Executor, tenantId: string, kid: string): Promise<SigningKeysTable | undefined> {
     return db
       .selectFrom('signing_keys')

@@ -59,6 +59,21 @@ export function tokenConformance(c: Conformance): void {
       assert.equal(await keys.get(c.storage.db, tenant, 'k9'), undefined);
     });
 
+    it('finds the oldest key held here, of any tenant, passing over external signers', async () => {
+      const { signingKeyRepository: keys } = c.repos;
+      const tenant = await newTenant(c);
+      const other = await newTenant(c);
+      // Older than any other test's keys (their times are positive).
+      await keys.insert(c.storage.db, {
+        ...keyRow(other, 'ext', 'ACTIVE', -20),
+        private_key: null,
+        source: 'external',
+      });
+      await keys.insert(c.storage.db, keyRow(tenant, 'old', 'ACTIVE', -10));
+      const oldest = await keys.oldestLocal(c.storage.db);
+      assert.deepEqual([oldest?.tenant_id, oldest?.kid, oldest?.created_at], [tenant, 'old', -10]);
+    });
+
     it('keeps one active secret per tenant and kind, and finds retired ones by id', async () => {
       const { tenantSecretRepository: secrets } = c.repos;
       const tenant = await newTenant(c);

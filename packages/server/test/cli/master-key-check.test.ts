@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { checkedMasterKey } from '../../src/cli/master-key-check.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import { checkedMasterKey } from '../../src/config/master-key-check.js';
 import { createTestApp, TEST_MASTER_KEY, type TestApp } from '../helpers/app.js';
 import { createTestStorage } from '../helpers/storage.js';
 

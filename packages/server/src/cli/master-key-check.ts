@@ -1,9 +1,11 @@
+import { type Config, ConfigError } from '../config/config.js';
+import { masterKeyFile, resolveMasterKey } from '../config/master-key.js';
 import { createSecretBox } from '../crypto/secret-box.js';
+import { physicalKeyRepository } from '../physical/repositories/physical-key-repository.js';
 import { privateContext as physicalKeyContext } from '../physical/use-cases/physical-signer.js';
 import type { Storage } from '../storage/database.js';
+import { signingKeyRepository } from '../tokens/signing-key-repository.js';
 import { privateContext as signingKeyContext } from '../tokens/signing-keys.js';
-import { type Config, ConfigError } from './config.js';
-import { masterKeyFile, resolveMasterKey } from './master-key.js';
 
 /** A secret the database holds sealed under its master key: what it is, and its seal and context. */
 interface SealedSample {
@@ -14,13 +16,7 @@ interface SealedSample {
 
 /** The oldest tenant signing key held locally, else the oldest physical signing key; none in a new database. */
 async function sealedSample(storage: Storage): Promise<SealedSample | undefined> {
-  const tenantKey = await storage.db
-    .selectFrom('signing_keys')
-    .select(['tenant_id', 'kid', 'private_key'])
-    .where('private_key', 'is not', null)
-    .orderBy('created_at')
-    .limit(1)
-    .executeTakeFirst();
+  const tenantKey = await signingKeyRepository.oldestLocal(storage.db);
   if (tenantKey?.private_key) {
     return {
       what: `the signing key ${tenantKey.kid} of tenant ${tenantKey.tenant_id}`,
@@ -28,12 +24,7 @@ async function sealedSample(storage: Storage): Promise<SealedSample | undefined>
       context: signingKeyContext(tenantKey.tenant_id, tenantKey.kid),
     };
   }
-  const physicalKey = await storage.db
-    .selectFrom('physical_signing_keys')
-    .select(['kid', 'private_key'])
-    .orderBy('created_at')
-    .limit(1)
-    .executeTakeFirst();
+  const physicalKey = (await physicalKeyRepository.list(storage.db)).at(-1);
   if (physicalKey === undefined) return undefined;
   return {
     what: `the physical signing key ${physicalKey.kid}`,
