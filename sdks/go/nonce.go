@@ -123,6 +123,11 @@ func (s *MemoryNonceStore) Consume(nonce string, expiresAt time.Time, _ NonceUse
 // NONCE_ALREADY_CONSUMED} a replay; another reason a *NonceStoreError of kind rejected; any other
 // status or body, a network error or a timeout a *NonceStoreError of kind unavailable.
 type RemoteNonceStore struct {
+	// Behind a pointer, so that printing the store (%v, %+v, %#v) never shows the API key.
+	c *remoteConsumer
+}
+
+type remoteConsumer struct {
 	endpoint   string
 	tenantID   string
 	apiKey     string
@@ -138,7 +143,8 @@ func NewRemoteNonceStore(baseURL, tenantID, apiKey string) (*RemoteNonceStore, e
 	if tenantID == "" || apiKey == "" {
 		return nil, fmt.Errorf("%w: the tenant and the API key are required", ErrInvalidArgument)
 	}
-	return &RemoteNonceStore{endpoint: endpoint, tenantID: tenantID, apiKey: apiKey, httpClient: noRedirectClient(5 * time.Second)}, nil
+	consumer := &remoteConsumer{endpoint: endpoint, tenantID: tenantID, apiKey: apiKey, httpClient: noRedirectClient(5 * time.Second)}
+	return &RemoteNonceStore{c: consumer}, nil
 }
 
 func unavailable(format string, args ...any) error {
@@ -152,15 +158,15 @@ func (s *RemoteNonceStore) Consume(nonce string, _ time.Time, use NonceUse) (boo
 	if err != nil {
 		return false, unavailable("cannot encode the request: %v", err)
 	}
-	request, err := http.NewRequestWithContext(context.Background(), http.MethodPost, s.endpoint, bytes.NewReader(body))
+	request, err := http.NewRequestWithContext(context.Background(), http.MethodPost, s.c.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return false, unavailable("cannot build the request: %v", err)
 	}
-	request.Header.Set("authorization", "Bearer "+s.apiKey)
-	request.Header.Set("x-tenant-id", s.tenantID)
+	request.Header.Set("authorization", "Bearer "+s.c.apiKey)
+	request.Header.Set("x-tenant-id", s.c.tenantID)
 	request.Header.Set("content-type", "application/json")
 	request.Header.Set("accept", "application/json")
-	response, err := s.httpClient.Do(request)
+	response, err := s.c.httpClient.Do(request)
 	if err != nil {
 		return false, unavailable("nonce store unreachable: %v", err)
 	}

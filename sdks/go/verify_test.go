@@ -3,6 +3,7 @@ package authority
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -178,6 +179,22 @@ func TestRemoteNonceStoreMapsTheServiceAnswers(t *testing.T) {
 	expected = Expected{TenantID: "acme", AdapterID: "github-main", TargetSystem: "acme/web", NonceStore: store}
 	if result, _ := VerifyAuthorityToken(token, f.keys, expected, f.now); result.Reason != ReasonTokenTargetMismatch || len(untouched.seen) != 0 {
 		t.Fatal("the remote store is called only when every other check passed")
+	}
+}
+
+func TestRemoteNonceStorePrintsWithoutItsKey(t *testing.T) {
+	const key = "service_live_PRINTEDKEYPRINTEDKEYPRINTEDKEYPRINTEDKEY0123456"
+	store, err := NewRemoteNonceStore("http://127.0.0.1:9", "acme", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, printed := range []string{
+		fmt.Sprintf("%v", store), fmt.Sprintf("%+v", store), fmt.Sprintf("%#v", store),
+		fmt.Sprintf("%v", *store), fmt.Sprintf("%+v", *store), fmt.Sprintf("%#v", *store),
+	} {
+		if strings.Contains(printed, key) || strings.Contains(printed, "PRINTEDKEY") {
+			t.Fatalf("the key is printed: %s", printed)
+		}
 	}
 }
 

@@ -193,7 +193,9 @@ export class Transport {
     if (call.route.security === 'tenant') headers[TENANT_HEADER] = this.#settings.tenantId;
     if (call.idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = call.idempotencyKey;
     if (call.options?.requestId !== undefined) headers[REQUEST_ID_HEADER] = call.options.requestId;
-    const init: RequestInit = { method: call.route.method, headers, redirect: 'error' };
+    // A redirect is an answer, not a failure to get one: kept with its status (INVALID_RESPONSE
+    // for the route, never retried) and never followed, so the key goes nowhere else.
+    const init: RequestInit = { method: call.route.method, headers, redirect: 'manual' };
     if (call.body !== undefined) {
       headers['content-type'] = 'application/json';
       init.body = JSON.stringify(call.body);

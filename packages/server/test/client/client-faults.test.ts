@@ -245,6 +245,28 @@ for (const engine of ENGINES) {
       assert.ok(Array.isArray(await owner.listApprovals({ status: 'expired' }).all()));
     });
 
+    it('answers a redirect once, as INVALID_RESPONSE with its status: never followed, never retried', async () => {
+      const client = clientFor(agentKey);
+      const elsewhere = { status: 302, body: '', headers: { location: 'http://127.0.0.1:9/capture' } };
+      for (const call of [
+        () => client.getIntent('0190f5c2-1111-7000-8000-000000000001'),
+        () => client.submitIntent(read('redirected')),
+      ]) {
+        const before = proxy.requests.length;
+        proxy.plan(elsewhere, elsewhere, elsewhere, elsewhere);
+        await assert.rejects(
+          call(),
+          (error: unknown) =>
+            error instanceof AuthorityApiError &&
+            error.status === 302 &&
+            error.code === 'INVALID_RESPONSE' &&
+            !error.retryable,
+        );
+        assert.equal(proxy.requests.length - before, 1, 'one request, not retried nor followed');
+        proxy.plan();
+      }
+    });
+
     it('returns a token only from a 200 APPROVED body', async () => {
       const client = clientFor(agentKey);
       const approvedLooking = {
