@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { chainRepository } from '../../src/chain/chain-repository.js';
 import { intentRepository } from '../../src/intent/repositories/intent-repository.js';
 import { createTestApp, type Headers, type TestApp } from '../helpers/app.js';
-import { intentPayload } from '../helpers/intents.js';
+import { intentPayload, recordIntent } from '../helpers/intents.js';
 import { ENGINES } from '../helpers/storage.js';
 
 const ALLOW_ALL = { rules: [{ id: 'allow-all', effect: 'ALLOW' }], replacePacks: true };
@@ -207,6 +207,36 @@ for (const engine of ENGINES) {
       assert.equal(own.evaluated, 0, "acme's intents are not globex's sample");
       const foreignVersion = await simulate({ version: 2 }, other, 'globex');
       assert.equal(foreignVersion.statusCode, 404);
+    });
+
+    it('replays a sample larger than a page, in order, to its limit', async () => {
+      await t.createTenant('paged');
+      const headers = await t.roleHeaders('paged', 'auditor');
+      const ids: string[] = [];
+      for (let n = 0; n < 230; n += 1) {
+        t.clock.advance(10);
+        ids.push(
+          (await recordIntent(t.storage, t.services, t.clock(), { tenantId: 'paged', decision: 'ESCALATED' }))
+            .intentId,
+        );
+      }
+      const newestFirst = [...ids].reverse();
+      const all = (await simulate(ALLOW_ALL, headers, 'paged')).json();
+      assert.deepEqual(
+        [all.evaluated, all.changed, all.transitions, all.changes.length],
+        [230, 230, { 'ESCALATED->APPROVED': 230 }, 200],
+      );
+      assert.deepEqual(
+        all.changes.map((c: { intentId: string }) => c.intentId),
+        newestFirst.slice(0, 200),
+        'the changes in sample order across pages',
+      );
+      const limited = (await simulate({ ...ALLOW_ALL, sample: { limit: 150 } }, headers, 'paged')).json();
+      assert.equal(limited.evaluated, 150);
+      assert.deepEqual(
+        limited.changes.map((c: { intentId: string }) => c.intentId),
+        newestFirst.slice(0, 150),
+      );
     });
   });
 }

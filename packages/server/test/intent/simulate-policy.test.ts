@@ -6,7 +6,9 @@ import { evaluateIntent } from '../../src/intent/domain/evaluate-intent.js';
 import type { IntentRequest } from '../../src/intent/domain/intent-request.js';
 import {
   describeTransitions,
+  EMPTY_SIMULATION,
   MAX_SIMULATION_CHANGES,
+  mergeSimulations,
   type SimulationContext,
   type SimulationSample,
   simulatePolicy,
@@ -119,6 +121,31 @@ describe('simulatePolicy', () => {
     const result = simulatePolicy(samples, context(starterRules(), ['runaway']));
     assert.deepEqual(result.transitions, { 'APPROVED->DENIED': 1 });
     assert.equal(result.changes[0]?.after.decidingRule.id, 'signal:actor-blocked');
+  });
+
+  it('gives the same result replayed in pages and merged as replayed at once', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...ACTIONS), fc.integer({ min: 0, max: 100 })), { maxLength: 300 }),
+        fc.array(fc.integer({ min: 1, max: 120 }), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom<Rule[]>([{ id: 'allow-all', effect: 'ALLOW' }], [{ id: 'deny-all', effect: 'DENY' }]),
+        (specs, pageSizes, rules) => {
+          const samples = decidedByStarter(specs.map(([action, score]) => request(action, 'a', score)));
+          const whole = simulatePolicy(samples, context(rules));
+          let merged = EMPTY_SIMULATION;
+          for (let from = 0, page = 0; from < samples.length; page += 1) {
+            const size = pageSizes[page % pageSizes.length] ?? 1;
+            merged = mergeSimulations(
+              merged,
+              simulatePolicy(samples.slice(from, from + size), context(rules)),
+            );
+            from += size;
+          }
+          assert.deepEqual(merged, whole);
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   it(`lists at most ${MAX_SIMULATION_CHANGES} changes, in sample order`, () => {

@@ -52,6 +52,25 @@ export interface SimulationResult {
 
 const NO_KILL_SWITCH = { enabled: false, reason: null } as const;
 
+/** A simulation with nothing replayed yet. */
+export const EMPTY_SIMULATION: SimulationResult = { evaluated: 0, changed: 0, transitions: {}, changes: [] };
+
+/**
+ * The result of replaying `earlier` then `later` (consecutive pages of one sample, newest first),
+ * as one `simulatePolicy` over both would give it. Pure.
+ */
+export function mergeSimulations(earlier: SimulationResult, later: SimulationResult): SimulationResult {
+  const transitions = { ...earlier.transitions };
+  for (const [key, count] of Object.entries(later.transitions))
+    transitions[key] = (transitions[key] ?? 0) + count;
+  return {
+    evaluated: earlier.evaluated + later.evaluated,
+    changed: earlier.changed + later.changed,
+    transitions,
+    changes: [...earlier.changes, ...later.changes].slice(0, MAX_SIMULATION_CHANGES),
+  };
+}
+
 /**
  * Replays samples (newest first) against the context's policy and compares each new decision with
  * the one the intent got. A sample counts as changed when its decision differs; a different

@@ -45,6 +45,8 @@ function lapsedAt(eb: ExpressionBuilder<Database, 'intents'>, now: number) {
 /** Which recorded intents a policy simulation replays (contract §16). */
 export interface SampleQuery {
   limit: number;
+  /** Continue below this id (a page of a larger sample). */
+  before?: string | undefined;
   fromMs?: number | undefined;
   toMs?: number | undefined;
   actorId?: string | undefined;
@@ -271,6 +273,7 @@ export const intentRepository = {
     if (query.toMs !== undefined) select = select.where('created_at', '<', query.toMs);
     if (query.actorId !== undefined) select = select.where('actor_id', '=', query.actorId);
     if (query.targetSystem !== undefined) select = select.where('target_system', '=', query.targetSystem);
+    if (query.before !== undefined) select = select.where('id', '<', query.before);
     const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
     return rows.map((row) => ({
       id: row.id,

@@ -13,6 +13,8 @@ import { type BudgetState, counterKey, windowStarts } from '../domain/budgets.js
 import type { Outcome } from '../domain/evaluate-intent.js';
 import { validateIntentRequest } from '../domain/intent-request.js';
 import {
+  EMPTY_SIMULATION,
+  mergeSimulations,
   type SimulatedDecision,
   type SimulationChange,
   type SimulationSample,
@@ -25,6 +27,8 @@ import type { PolicyStore } from './policy-store.js';
 import { thresholdsOfSettings } from './thresholds-store.js';
 
 export const DEFAULT_SAMPLE_LIMIT = 1_000;
+/** Intents read and replayed per turn of the event loop. */
+const SAMPLE_PAGE = 100;
 
 /** The body of `POST /authority/policy/simulate` (contract §16), after schema validation. */
 export interface SimulationBody {
@@ -112,26 +116,41 @@ export function createPolicySimulation(deps: { storage: Storage; clock: Clock; p
       body.version === undefined
         ? (await policies.draftOf(tenantId, { rules: body.rules, replacePacks: body.replacePacks })).rules
         : await policies.storedRules(tenantId, body.version);
-    const [settings, actors, rows] = await Promise.all([
+    const [settings, actors] = await Promise.all([
       tenantSettingsRepository.get(db, tenantId),
       authorityActorRepository.list(db, tenantId),
-      intentRepository.sample(db, tenantId, {
-        limit: body.sample?.limit ?? DEFAULT_SAMPLE_LIMIT,
-        ...range,
-        actorId: body.sample?.actorId,
-        targetSystem: body.sample?.targetSystem,
-      }),
     ]);
-    const samples = rows.flatMap((row) => toSample(row) ?? []);
     const now = clock();
-    const result = simulatePolicy(samples, {
+    const context = {
       thresholds: thresholdsOfSettings(tenantId, settings),
       floorEnabled: floorSetting(tenantId, settings).enabled,
       policy: compilePolicy(rules),
       blockedActors: new Set(actors.filter((a) => a.status === 'blocked').map((a) => a.actorId)),
-      budgetsByActor: await budgetUsage(storage, tenantId, samples, now),
       evaluatedAt: now,
-    });
+    };
+    const usage = budgetUsage(storage, tenantId, now);
+    // The sample is read and replayed a page at a time, with a turn of the event loop between
+    // pages: a sample of 10,000 large intents neither holds the process's other requests for its
+    // whole run nor sits in memory at once.
+    let result = EMPTY_SIMULATION;
+    let remaining = body.sample?.limit ?? DEFAULT_SAMPLE_LIMIT;
+    let before: string | undefined;
+    while (remaining > 0) {
+      const rows = await intentRepository.sample(db, tenantId, {
+        limit: Math.min(remaining, SAMPLE_PAGE),
+        before,
+        ...range,
+        actorId: body.sample?.actorId,
+        targetSystem: body.sample?.targetSystem,
+      });
+      const samples = rows.flatMap((row) => toSample(row) ?? []);
+      const page = simulatePolicy(samples, { ...context, budgetsByActor: await usage(samples) });
+      result = mergeSimulations(result, page);
+      remaining -= rows.length;
+      before = rows.at(-1)?.id;
+      if (rows.length < SAMPLE_PAGE) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     const durationMs = Math.round(performance.now() - started);
     await storage.writeTransaction((trx) =>
       chainRepository.append(
@@ -168,26 +187,25 @@ export function createPolicySimulation(deps: { storage: Storage; clock: Clock; p
 export type PolicySimulation = ReturnType<typeof createPolicySimulation>;
 
 /**
- * Each sampled actor's usage of the tenant's budgets in the windows holding `at` (the budgets are
- * read once; no entry for anyone when the tenant has none). Reads only: a simulation changes no
- * counter.
+ * Each sampled actor's usage of the tenant's budgets in the windows holding `at`, read once per
+ * actor over the pages of a sample (the budgets are read once; no entry for anyone when the tenant
+ * has none). Reads only: a simulation changes no counter.
  */
-async function budgetUsage(
-  storage: Storage,
-  tenantId: string,
-  samples: readonly SimulationSample[],
-  at: number,
-): Promise<Map<string, BudgetState>> {
+function budgetUsage(storage: Storage, tenantId: string, at: number) {
   const usage = new Map<string, BudgetState>();
-  const budgets = budgetsOfSet(tenantId, await budgetRepository.getSet(storage.db, tenantId));
-  if (budgets.length === 0) return usage;
   const starts = windowStarts(at);
-  for (const actorId of new Set(samples.map((sample) => sample.request.actor.id))) {
-    const counters = await budgetRepository.counters(storage.db, tenantId, actorId, starts);
-    usage.set(actorId, {
-      budgets,
-      counts: new Map(counters.map((c) => [counterKey(c.budgetId, c.windowStart), c.approved])),
-    });
-  }
-  return usage;
+  let budgets: ReturnType<typeof budgetsOfSet> | undefined;
+  return async (samples: readonly SimulationSample[]): Promise<Map<string, BudgetState>> => {
+    budgets ??= budgetsOfSet(tenantId, await budgetRepository.getSet(storage.db, tenantId));
+    if (budgets.length === 0) return usage;
+    for (const actorId of new Set(samples.map((sample) => sample.request.actor.id))) {
+      if (usage.has(actorId)) continue;
+      const counters = await budgetRepository.counters(storage.db, tenantId, actorId, starts);
+      usage.set(actorId, {
+        budgets,
+        counts: new Map(counters.map((c) => [counterKey(c.budgetId, c.windowStart), c.approved])),
+      });
+    }
+    return usage;
+  };
 }
