@@ -181,9 +181,11 @@ export class IntentsResource extends Resource {
    * ```
    */
   async waitForApproval(intentId: string, options: WaitOptions): Promise<IntentStatus> {
-    const { timeoutMs, signal } = options;
-    if (!Number.isFinite(timeoutMs) || timeoutMs < 0)
-      throw new TypeError('waitForApproval: timeoutMs must be >= 0');
+    // Called from JavaScript the options may be missing: a TypeError that says so, not a destructuring one.
+    const timeoutMs = (options as WaitOptions | undefined)?.timeoutMs;
+    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0)
+      throw new TypeError('waitForApproval: options.timeoutMs (milliseconds, >= 0) is required');
+    const { signal } = options;
     const interval = options.pollIntervalMs ?? 1_000;
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -168,9 +168,19 @@ describe('AuthorityClient retry policy', () => {
     );
     assert.equal(escalated.outcome, 'ESCALATED');
     const polls = await counted(() =>
-      client().waitForApproval(escalated.intentId, { timeoutMs: 120, pollIntervalMs: 20 }),
+      client().waitForApproval(escalated.intentId, { timeoutMs: 600, pollIntervalMs: 20 }),
     );
     assert.equal(polls.value, 'ESCALATED', 'still pending when the time is up');
+    // Without its timeout (from JavaScript), the wait says what it needs.
+    const untyped = client() as unknown as {
+      waitForApproval(id: string, options?: unknown): Promise<unknown>;
+    };
+    for (const options of [undefined, {}, { timeoutMs: -1 }, { timeoutMs: Number.NaN }]) {
+      await assert.rejects(untyped.waitForApproval(escalated.intentId, options), {
+        name: 'TypeError',
+        message: 'waitForApproval: options.timeoutMs (milliseconds, >= 0) is required',
+      });
+    }
     assert.ok(polls.requests >= 2, 'it polled');
     // Another intent: a read the first wait cut off at its deadline may still reach the proxy now.
     const other = await client().submitIntent(read('waiting', { proposedAction: 'merge pull request 9' }));
