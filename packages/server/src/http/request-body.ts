@@ -37,6 +37,8 @@ function foreignCharset(contentType: string | undefined): string | undefined {
  * compressed body would be read as its bytes), and no charset other than UTF-8.
  */
 function refuseEncodings(request: FastifyRequest): void {
+  // An unknown route is 404 whatever its body (contract §1: 404 comes first).
+  if (request.is404) return;
   const { headers } = request;
   const hasBody =
     headers['transfer-encoding'] !== undefined ||

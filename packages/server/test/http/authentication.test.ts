@@ -490,6 +490,18 @@ for (const engine of ENGINES) {
           payload: 'not json',
         });
         assertError(post, 404, 'NOT_FOUND');
+        for (const headers of [
+          { 'content-type': 'application/json; charset=latin1' },
+          { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        ]) {
+          const odd = await t.app.inject({
+            method: 'POST',
+            url: '/no-such-route',
+            headers,
+            payload: '{"a":1}',
+          });
+          assertError(odd, 404, 'NOT_FOUND');
+        }
         // A known path with another method: 405, also before the credential.
         assertError(await get('/keys/some-id'), 405, 'METHOD_NOT_ALLOWED');
       });
