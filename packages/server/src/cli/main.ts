@@ -251,7 +251,7 @@ const receipt = program.command('receipt').description('offline receipt tools');
 receipt
   .command('verify <file>')
   .description(
-    'verify a receipt (GET /intent/:id/receipt) offline against pinned keys; exit 0 valid, 1 invalid',
+    'verify a receipt (GET /intent/:id/receipt) offline against pinned keys; exit 0 valid, 1 invalid, 2 unreadable input',
   )
   .requiredOption(
     '--jwks <sources...>',
@@ -272,7 +272,9 @@ receipt
 const chain = program.command('chain').description('offline audit chain tools');
 chain
   .command('verify <file>')
-  .description('verify an NDJSON export (GET /audit/:tenantId/export) offline; exit 0 valid, 1 invalid')
+  .description(
+    'verify an NDJSON export (GET /audit/:tenantId/export) offline; exit 0 valid, 1 invalid, 2 unreadable input',
+  )
   .option('--jwks <sources...>', 'JWK set files or URLs to check checkpoint signatures against')
   .configureOutput(USAGE_ERROR_AS_VERDICT)
   .action(async (file: string, options: { jwks?: string[] }) => {
