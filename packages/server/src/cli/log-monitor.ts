@@ -6,7 +6,7 @@ import {
   verifyCheckpoint,
   verifyConsistencyProof,
 } from '@authority-runtime/sdk';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { type LogVerifyOptions, logVerify } from './log-verify.js';
 import { USAGE_ERROR_AS_VERDICT } from './verdict-output.js';
 import { loadLogKey, withVerdict } from './verify-commands.js';
@@ -179,7 +179,12 @@ export function logCommand(): Command {
     )
     .requiredOption('--base-url <url>', 'the service, e.g. https://authority.example.com')
     .requiredOption('--tenant <id>', 'the tenant whose log to watch')
-    .requiredOption('--key <apiKey>', 'an API key with audit:read')
+    .addOption(
+      // The variable keeps the key out of the process list, which shows every command line.
+      new Option('--key <apiKey>', 'an API key with audit:read (prefer the variable)')
+        .env('AUTHORITY_API_KEY')
+        .makeOptionMandatory(),
+    )
     .requiredOption('--log-key <key|file|url>', "the tenant's log verifier key, a file holding it or its URL")
     .requiredOption('--state <file>', 'where the last verified checkpoint is kept')
     .option('--interval <seconds>', 'check again every so many seconds (default: check once)')

@@ -106,16 +106,22 @@ describe('authority log monitor', () => {
   it('the command exits 1 with ALERT naming the sizes, and 0 with OK', async () => {
     const keyFile = path.join(dir, 'log.key');
     writeFileSync(keyFile, `${honest.signer.verifierKey}\n`);
-    const run = (state: string) =>
+    const run = (state: string, key: { flag: boolean; env?: string } = { flag: true }) =>
       new Promise<{ code: number | null; stdout: string }>((resolve) => {
-        const child = spawn(process.execPath, [
-          '--import',
-          'tsx',
-          CLI,
-          'log',
-          'monitor',
-          ...['--base-url', base, '--tenant', 'acme', '--key', 'k', '--log-key', keyFile, '--state', state],
-        ]);
+        const { AUTHORITY_API_KEY: _unset, ...env } = process.env;
+        const child = spawn(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            CLI,
+            'log',
+            'monitor',
+            ...['--base-url', base, '--tenant', 'acme', '--log-key', keyFile, '--state', state],
+            ...(key.flag ? ['--key', 'k'] : []),
+          ],
+          { env: key.env === undefined ? env : { ...env, AUTHORITY_API_KEY: key.env } },
+        );
         let stdout = '';
         child.stdout.on('data', (chunk: Buffer) => {
           stdout += chunk.toString();
@@ -129,5 +135,10 @@ describe('authority log monitor', () => {
     served.size = 7;
     const shrunk = await run(state);
     assert.deepEqual(shrunk, { code: 1, stdout: 'ALERT the log shrank from size 12 to 7\n' });
+    // The key may come from AUTHORITY_API_KEY instead of the command line; one of the two is needed.
+    served.size = 12;
+    const fromEnv = await run(state, { flag: false, env: 'k' });
+    assert.deepEqual(fromEnv, { code: 0, stdout: 'OK unchanged at size 12\n' });
+    assert.equal((await run(state, { flag: false })).code, 2);
   });
 });
