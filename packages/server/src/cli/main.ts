@@ -167,8 +167,8 @@ keys
   .action(async (keyId: string, options: { tenant: string }, command: Command) => {
     await withStorage(globals(command), async (storage) => {
       await mustExist(storage, options.tenant);
-      await (await keyService(storage)).revoke(options.tenant, keyId, null);
-      process.stdout.write(`Revoked ${keyId}.\n`);
+      const { alreadyRevoked } = await (await keyService(storage)).revoke(options.tenant, keyId, null);
+      process.stdout.write(alreadyRevoked ? `${keyId} was already revoked.\n` : `Revoked ${keyId}.\n`);
     });
   });
 

@@ -161,7 +161,7 @@ export interface KeyService {
    * FORBIDDEN when `revoker` (null: the operator's command line) lacks a permission of the key: a
    * key revokes only what it could have created, so only an owner revokes owner keys.
    */
-  revoke(tenantId: string, id: string, revoker: Principal | null): Promise<void>;
+  revoke(tenantId: string, id: string, revoker: Principal | null): Promise<{ alreadyRevoked: boolean }>;
 }
 
 /** The chain event of a key's creation or revocation, by a principal or by the command line (null). */
@@ -215,14 +215,16 @@ export function createKeyService(
         }
       }
       const now = clock();
-      await storage.writeTransaction(async (trx) => {
+      const alreadyRevoked = await storage.writeTransaction(async (trx) => {
         // Revoking a revoked key changes nothing and records nothing.
-        if ((await apiKeyRepository.get(trx, tenantId, id))?.revokedAt !== null) return;
+        if ((await apiKeyRepository.get(trx, tenantId, id))?.revokedAt !== null) return true;
         await apiKeyRepository.revoke(trx, tenantId, id, now);
         const payload = { keyId: key.id, name: key.name, role: key.role };
         await chainRepository.append(trx, tenantId, [keyEvent(revoker, 'apikey.revoked', payload)], now);
+        return false;
       });
       onRevoke(key.keyHash);
+      return { alreadyRevoked };
     },
   };
 }

@@ -128,7 +128,10 @@ describe('authority CLI commands (embedded database)', () => {
     assert.equal(keys.length, 2);
     assert.ok(!JSON.stringify(keys).includes('service_live_') || keys.every((k) => !('key' in k)));
 
-    assert.equal(run('keys', 'revoke', issued.id, '--tenant', 'acme').status, 0);
+    const revoked = run('keys', 'revoke', issued.id, '--tenant', 'acme');
+    assert.deepEqual([revoked.status, revoked.stdout], [0, `Revoked ${issued.id}.\n`]);
+    const again = run('keys', 'revoke', issued.id, '--tenant', 'acme');
+    assert.deepEqual([again.status, again.stdout], [0, `${issued.id} was already revoked.\n`]);
     const afterRevoke = JSON.parse(run('keys', 'list', '--tenant', 'acme').stdout) as {
       id: string;
       revokedAt: string | null;
