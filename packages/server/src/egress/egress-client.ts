@@ -50,7 +50,10 @@ export function isAddressAllowed(address: string, policy: EgressPolicy): boolean
 
 export interface EgressResponse {
   status: number;
+  /** The answer's body, at most its first MAX_RESPONSE_BYTES. */
   body: string;
+  /** True when the answer was longer: the rest was not read. */
+  truncated: boolean;
   /** Response headers, names lower-cased; repeated headers joined with ", ". */
   headers: Record<string, string>;
 }
@@ -71,8 +74,11 @@ function responseHeaders(headers: http.IncomingHttpHeaders): Record<string, stri
   return out;
 }
 
-/** At most this much of an answer is read; larger answers are cut off and fail. */
-const MAX_RESPONSE_BYTES = 1024 * 1024;
+/**
+ * At most this much of an answer is read: the rest is left unread and the answer keeps its status
+ * (a receiver that answered 200 with a large body did receive the call).
+ */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 export interface EgressClient {
   request(request: EgressRequest): Promise<EgressResponse>;
@@ -143,6 +149,13 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
       const headers = withTraceHeaders(given);
       const transport = target.protocol === 'https:' ? https : http;
       return new Promise<EgressResponse>((resolve, reject) => {
+        let settled = false;
+        const settle = (outcome: () => void) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          outcome();
+        };
         const req = transport.request(
           target,
           {
@@ -154,30 +167,31 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
           (res) => {
             const chunks: Buffer[] = [];
             let size = 0;
+            const answer = (truncated: boolean): EgressResponse => ({
+              status: res.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              truncated,
+              headers: responseHeaders(res.headers),
+            });
             res.on('data', (chunk: Buffer) => {
-              size += chunk.length;
-              if (size > MAX_RESPONSE_BYTES) {
-                req.destroy(new Error('response too large'));
+              const room = MAX_RESPONSE_BYTES - size;
+              if (chunk.length <= room) {
+                chunks.push(chunk);
+                size += chunk.length;
                 return;
               }
-              chunks.push(chunk);
+              chunks.push(chunk.subarray(0, room));
+              size = MAX_RESPONSE_BYTES;
+              settle(() => resolve(answer(true)));
+              req.destroy();
             });
-            res.on('end', () =>
-              resolve({
-                status: res.statusCode ?? 0,
-                body: Buffer.concat(chunks).toString('utf8'),
-                headers: responseHeaders(res.headers),
-              }),
-            );
-            res.on('error', reject);
+            res.on('end', () => settle(() => resolve(answer(false))));
+            res.on('error', (error) => settle(() => reject(error)));
           },
         );
         // One deadline over the whole exchange (an idle-socket timeout could never fire first).
         const timer = setTimeout(() => req.destroy(new EgressTimeoutError(timeoutMs)), timeoutMs);
-        req.on('error', (error) => {
-          clearTimeout(timer);
-          reject(error);
-        });
+        req.on('error', (error) => settle(() => reject(error)));
         req.on('close', () => clearTimeout(timer));
         if (body !== undefined) req.write(body);
         req.end();
