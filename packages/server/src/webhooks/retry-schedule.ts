@@ -16,11 +16,9 @@ export function verdictOf(status: number | undefined): AttemptVerdict {
 /**
  * The wait before the next attempt after `attemptsMade` failed attempts, or `null` when the
  * schedule is exhausted and the delivery is dead. Exponential backoff comes from the schedule
- * (≈ 10 s, 30 s, 2 min … 6 h by default); the jitter keeps at least half of each step and draws
- * the rest uniformly, a wait in [⌈step / 2⌉, step], so deliveries that failed together do not all
- * retry at the same instant, yet the retries of one delivery span at least half the schedule's
- * total (full jitter, [0, step], could give up after a few seconds). `random` returns a number in
- * [0, 1). Pure.
+ * (≈ 10 s, 30 s, 2 min … 6 h by default) and full jitter (contract §7) draws the wait uniformly
+ * in [0, step], so deliveries that failed together do not all retry at the same instant. `random`
+ * returns a number in [0, 1). Pure.
  */
 export function nextRetryDelay(
   schedule: readonly number[],
@@ -32,6 +30,5 @@ export function nextRetryDelay(
   }
   const step = schedule[attemptsMade - 1];
   if (step === undefined) return null;
-  const kept = Math.ceil(step / 2);
-  return Math.min(step, kept + Math.floor(random() * (step - kept + 1)));
+  return Math.min(step, Math.floor(random() * (step + 1)));
 }
