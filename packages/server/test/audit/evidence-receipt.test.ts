@@ -70,14 +70,20 @@ for (const engine of ENGINES) {
       assert.notEqual(bundle.signature, forged);
     });
 
-    it('signs no evidence bundle over an entry altered where it is stored (409 chain_broken)', async () => {
+    it('signs no evidence bundle and seals no receipt over an entry altered where it is stored (409 chain_broken)', async () => {
       const tamperedHeaders = await t.ownerHeaders('tampered');
       const { intentId } = await recordIntent(t.storage, t.services, t.clock(), {
         tenantId: 'tampered',
-        decision: 'APPROVED',
+        decision: 'DENIED',
       });
-      const url = `/intent/${intentId}/evidence-bundle`;
-      assert.equal((await t.app.inject({ method: 'GET', url, headers: tamperedHeaders })).statusCode, 200);
+      const urls = [`/intent/${intentId}/evidence-bundle`, `/intent/${intentId}/receipt`];
+      for (const url of urls) {
+        assert.equal(
+          (await t.app.inject({ method: 'GET', url, headers: tamperedHeaders })).statusCode,
+          200,
+          url,
+        );
+      }
       const row = await t.storage.db
         .selectFrom('audit_entries')
         .select('idx')
@@ -86,13 +92,15 @@ for (const engine of ENGINES) {
         .where('event_type', '=', 'intent.decided')
         .executeTakeFirstOrThrow();
       await alterStoredEntry(t.storage, 'tampered', row.idx, (text) =>
-        text.replace('"decision":"APPROVED"', '"decision":"DENIED"'),
+        text.replace('"decision":"DENIED"', '"decision":"APPROVED"'),
       );
-      const refused = await t.app.inject({ method: 'GET', url, headers: tamperedHeaders });
-      assert.equal(refused.statusCode, 409, refused.body);
-      assert.equal(refused.json().error.code, 'CONFLICT');
-      assert.deepEqual(refused.json().error.details, { reason: 'chain_broken', brokenAt: row.idx });
-      assert.ok(!refused.body.includes('"signature"'));
+      for (const url of urls) {
+        const refused = await t.app.inject({ method: 'GET', url, headers: tamperedHeaders });
+        assert.equal(refused.statusCode, 409, `${url}: ${refused.body}`);
+        assert.equal(refused.json().error.code, 'CONFLICT');
+        assert.deepEqual(refused.json().error.details, { reason: 'chain_broken', brokenAt: row.idx });
+        assert.ok(!refused.body.includes('"signature"'));
+      }
     });
 
     it('keeps old evidence secrets addressable by id after a rotation', async () => {

@@ -61,6 +61,21 @@ export function createIntentEvidence(deps: {
   }
 
   /**
+   * A bundle's signature and a receipt's seal vouch for the entries they carry: an entry that no
+   * longer matches its own hash (altered where it is stored) is refused, never signed anew.
+   */
+  function refuseAltered(entries: ReadonlyArray<{ index: number; entryHash: string }>, what: string): void {
+    const altered = entries.find(({ entryHash, ...rest }) => sha256Hex(canonicalJson(rest)) !== entryHash);
+    if (altered !== undefined) {
+      throw new AppError(
+        'CONFLICT',
+        `Audit entry ${altered.index} of this intent does not match its hash: the chain is broken there (POST /audit/verify-chain), so no ${what} is signed over it`,
+        { reason: 'chain_broken', brokenAt: altered.index },
+      );
+    }
+  }
+
+  /**
    * Until when the intent's token can still be consumed (its `exp` plus the verifiers' clock skew),
    * or undefined once it cannot: expired, or its nonce spent. The token is the service's own,
    * read from its record; one whose claims cannot be read counts as live.
@@ -83,16 +98,7 @@ export function createIntentEvidence(deps: {
     async evidenceBundle(tenantId: string, intentId: string): Promise<EvidenceBundle> {
       await intentOrNotFound(tenantId, intentId);
       const events = await deps.audit.entriesForIntent(tenantId, intentId);
-      // The bundle's signature vouches for its events: an entry that no longer matches its own
-      // hash (altered where it is stored) is refused, never signed anew.
-      const altered = events.find(({ entryHash, ...rest }) => sha256Hex(canonicalJson(rest)) !== entryHash);
-      if (altered !== undefined) {
-        throw new AppError(
-          'CONFLICT',
-          `Audit entry ${altered.index} of this intent does not match its hash: the chain is broken there (POST /audit/verify-chain), so no evidence bundle is signed over it`,
-          { reason: 'chain_broken', brokenAt: altered.index },
-        );
-      }
+      refuseAltered(events, 'evidence bundle');
       const secret = await deps.secrets.active(tenantId, 'evidence');
       return buildEvidenceBundle(tenantId, intentId, events, secret, clock());
     },
@@ -119,6 +125,7 @@ export function createIntentEvidence(deps: {
       const head = await chainRepository.head(storage.db, tenantId);
       if (!head || entries.length === 0)
         throw new AppError('CONFLICT', 'The intent has no audit entries yet');
+      refuseAltered(entries, 'receipt');
       const treeSize = head.lastIndex + 1;
       // The keys are read after the signer, so the embedded set holds the signer's key whatever
       // rotation commits meanwhile (keys are never deleted).
