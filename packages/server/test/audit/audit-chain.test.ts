@@ -379,6 +379,25 @@ for (const engine of ENGINES) {
       }
     });
 
+    it('refuses a reversed range on every audit route (400 naming the end), as verify-chain does', async () => {
+      const cases: Array<[string, string, unknown, string]> = [
+        ['GET', '/audit/acme/export?fromIndex=5&toIndex=2', undefined, 'querystring/toIndex'],
+        ['GET', '/audit/acme/checkpoints?from=10&to=1', undefined, 'querystring/to'],
+        ['POST', '/audit/verify-chain', { from: 10, to: 5 }, '/to'],
+      ];
+      for (const [method, url, payload, path] of cases) {
+        const response = await t.app.inject({
+          method: method as 'GET',
+          url,
+          headers,
+          ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+        });
+        assert.equal(response.statusCode, 400, `${url}: ${response.body}`);
+        assert.equal(response.json().error.details.issues[0].path, path, url);
+        assert.match(response.json().error.message, /the range is inclusive/);
+      }
+    });
+
     it('exports NDJSON entries and checkpoints for a range', async () => {
       const response = await t.app.inject({
         method: 'GET',

@@ -15,10 +15,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService }> = a
     },
     async (request) => {
       const { from, to } = request.body;
-      if (from !== undefined && to !== undefined && from > to) {
-        const message = `to (${to}) is below from (${from}): the range is inclusive, from ≤ to`;
-        throw new AppError('VALIDATION_ERROR', message, { issues: [{ path: '/to', message }] });
-      }
+      checkRange(from, to, '/to', 'to', 'from');
       const { newBreak: _recorded, ...result } = await audit.verifyChain(principalOf(request).tenantId, {
         from,
         to,
@@ -54,10 +51,13 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService }> = a
       config: needs('audit:read'),
       schema: wireSchema(WIRE_ROUTES.exportAudit),
     },
-    async (request, reply) =>
-      reply
+    async (request, reply) => {
+      const { fromIndex, toIndex } = request.query;
+      checkRange(fromIndex, toIndex, 'querystring/toIndex', 'toIndex', 'fromIndex');
+      return reply
         .type('application/x-ndjson; charset=utf-8')
-        .send(audit.exportStream(principalOf(request).tenantId, request.query)),
+        .send(audit.exportStream(principalOf(request).tenantId, request.query));
+    },
   );
 
   app.get(
@@ -66,12 +66,28 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService }> = a
       config: needs('audit:read'),
       schema: wireSchema(WIRE_ROUTES.listCheckpoints),
     },
-    async (request) => ({
-      checkpoints: await audit.checkpoints(principalOf(request).tenantId, {
-        from: request.query.from,
-        to: request.query.to,
-        limit: request.query.limit ?? 100,
-      }),
-    }),
+    async (request) => {
+      checkRange(request.query.from, request.query.to, 'querystring/to', 'to', 'from');
+      return {
+        checkpoints: await audit.checkpoints(principalOf(request).tenantId, {
+          from: request.query.from,
+          to: request.query.to,
+          limit: request.query.limit ?? 100,
+        }),
+      };
+    },
   );
 };
+
+/** An inclusive index range names its start first: a reversed one is 400, on every audit route. */
+function checkRange(
+  from: number | undefined,
+  to: number | undefined,
+  path: string,
+  toName: string,
+  fromName: string,
+): void {
+  if (from === undefined || to === undefined || from <= to) return;
+  const message = `${toName} (${to}) is below ${fromName} (${from}): the range is inclusive, ${fromName} ≤ ${toName}`;
+  throw new AppError('VALIDATION_ERROR', message, { issues: [{ path, message }] });
+}
