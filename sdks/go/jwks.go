@@ -124,14 +124,16 @@ func sameJSON(a, b JWK) bool {
 }
 
 // RemoteJWKS is the service's key set, fetched and cached: the first lookup fetches it, an
-// unknown kid re-fetches it at most once per MinRefetchInterval (30 s), a set older than MaxAge
+// unknown kid re-fetches it at most once per MinRefetchInterval (30 s), counted from the last
+// re-fetch or failed fetch (a kid published just after the first load is fetched at once), a set older than MaxAge
 // (300 s) is refreshed on the next lookup, an outage keeps the cached set, and with no set ever
 // loaded lookups fail (KEY_SOURCE_UNAVAILABLE). Unusable keys and kids published twice are left
 // out. Safe for concurrent use.
 type RemoteJWKS struct {
 	// URL is the tenant's jwks.json address.
 	URL string
-	// MinRefetchInterval is the least time between two fetches (30 s from NewRemoteJWKS).
+	// MinRefetchInterval is the least time between two re-fetches on an unknown kid, or after a
+	// failed fetch (30 s from NewRemoteJWKS); a scheduled load that worked does not count.
 	MinRefetchInterval time.Duration
 	// MaxAge is the age after which the cached set is refreshed (300 s from NewRemoteJWKS).
 	MaxAge time.Duration
@@ -209,14 +211,22 @@ func (r *RemoteJWKS) load() error {
 	return nil
 }
 
-func (r *RemoteJWKS) refresh(now time.Time) {
+// refresh fetches the set unless the rate limit forbids it, and says whether a set was loaded. The
+// limit spaces re-fetches on an unknown kid and retries after a failure; a scheduled load that
+// worked (the first, or one past MaxAge) does not start it.
+func (r *RemoteJWKS) refresh(now time.Time, scheduled bool) bool {
 	if !r.attemptedAt.IsZero() && now.Sub(r.attemptedAt) < r.MinRefetchInterval {
-		return
+		return false
 	}
 	r.attemptedAt = now
 	if err := r.load(); err != nil {
 		r.lastErr = err
+		return false
 	}
+	if scheduled {
+		r.attemptedAt = time.Time{}
+	}
+	return true
 }
 
 // Key returns the key published under kid, fetching the set when needed; nil when unknown.
@@ -224,14 +234,16 @@ func (r *RemoteJWKS) Key(kid string) (JWK, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
+	justLoaded := false
 	if r.keys == nil || now.Sub(r.loadedAt) >= r.MaxAge {
-		r.refresh(now)
+		justLoaded = r.refresh(now, true)
 	}
 	if r.keys == nil {
 		return nil, fmt.Errorf("no JWKS loaded from %s: %v", r.URL, r.lastErr)
 	}
-	if _, known := r.keys[kid]; !known {
-		r.refresh(now)
+	// An unknown kid in a set this call just loaded is not fetched again at once.
+	if _, known := r.keys[kid]; !known && !justLoaded {
+		r.refresh(now, false)
 	}
 	return r.keys[kid], nil
 }

@@ -201,7 +201,7 @@ func TestRemoteNonceStorePrintsWithoutItsKey(t *testing.T) {
 func TestRemoteJWKSRefetchesAtMostEvery30sAndSurvivesAnOutage(t *testing.T) {
 	f := loadTokenFixture(t)
 	keys := map[string]any{"keys": f.set.Keys}
-	s := newScripted(t, reply(200, keys), reply(200, keys), reply(503, "{}"), reply(200, keys))
+	s := newScripted(t, reply(200, keys), reply(200, keys), reply(503, "{}"), reply(200, keys), reply(200, keys))
 	now := time.Unix(0, 0)
 	jwks := NewRemoteJWKS(s.server.URL + "/jwks.json")
 	jwks.Clock = func() time.Time { return now }
@@ -212,19 +212,24 @@ func TestRemoteJWKSRefetchesAtMostEvery30sAndSurvivesAnOutage(t *testing.T) {
 		}
 	}
 	check("EdDSA/valid", "")
+	// The first load starts no cooldown: a kid published just after it is fetched at once.
+	check("EdDSA/kid-unknown", ReasonKidMismatch) // re-fetched
 	check("EdDSA/kid-unknown", ReasonKidMismatch) // rate limited: no fetch
-	now = now.Add(31 * time.Second)
-	check("EdDSA/kid-unknown", ReasonKidMismatch) // re-fetched once
-	check("EdDSA/kid-unknown", ReasonKidMismatch) // rate limited again
 	if len(s.seen) != 2 {
 		t.Fatalf("%d fetches", len(s.seen))
 	}
 	now = now.Add(31 * time.Second)
 	check("EdDSA/kid-unknown", ReasonKidMismatch) // the 503: the cached set stays
 	check("EdDSA/valid", "")
-	now = now.Add(400 * time.Second) // older than max-age: refreshed
+	check("EdDSA/kid-unknown", ReasonKidMismatch) // a failure counts: no fetch
+	if len(s.seen) != 3 {
+		t.Fatalf("%d fetches", len(s.seen))
+	}
+	now = now.Add(31 * time.Second)
+	check("EdDSA/kid-unknown", ReasonKidMismatch) // re-fetched once more
+	now = now.Add(400 * time.Second)              // older than max-age: refreshed
 	check("EdDSA/valid", "")
-	if len(s.seen) != 4 {
+	if len(s.seen) != 5 {
 		t.Fatalf("%d fetches", len(s.seen))
 	}
 	s.server.Close()

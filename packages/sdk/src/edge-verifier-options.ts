@@ -44,7 +44,7 @@ export interface EdgeVerifierOptions {
   clockSkewMs?: number;
   /** Pause between background syncs after `start()` (default a third of `offlineWindowMs`). */
   syncIntervalMs?: number;
-  /** Minimum time between two JWKS fetches, e.g. on unknown kids (default 5 000). */
+  /** Minimum time between two JWKS re-fetches on unknown kids, or after a failed fetch (default 5 000). */
   jwksMinRefetchIntervalMs?: number;
   /** Age after which the cached JWKS is fetched again (default 300 000). */
   jwksMaxAgeMs?: number;

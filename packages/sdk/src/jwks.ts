@@ -125,9 +125,10 @@ export interface RemoteJwksOptions {
   /** The fetch implementation; defaults to the global `fetch`. */
   fetch?: typeof fetch;
   /**
-   * Minimum time between two fetches of the set, in ms (default 30 000). An unknown kid triggers a
-   * re-fetch only when the previous attempt is at least this old; failed attempts count too, so an
-   * outage or a flood of tokens with made-up kids never hammers the endpoint.
+   * Minimum time between two re-fetches of the set, in ms (default 30 000). An unknown kid triggers
+   * a re-fetch only when the previous re-fetch or failed fetch is at least this old, so an outage or
+   * a flood of tokens with made-up kids never hammers the endpoint; a scheduled load that worked
+   * (the first, or a refresh past `maxAgeMs`) does not count, so a rotation just after it is seen.
    */
   minRefetchIntervalMs?: number;
   /**
@@ -147,8 +148,10 @@ export interface RemoteJwksOptions {
  * (`GET /.well-known/authority/:tenantId/jwks.json`) and cached.
  *
  * - The first lookup fetches the set. An unknown kid re-fetches it, at most once per
- *   `minRefetchIntervalMs` (30 s), so a rotation is picked up without a restart.
- * - A cached set older than `maxAgeMs` (300 s) is refreshed on the next lookup (same rate limit).
+ *   `minRefetchIntervalMs` (30 s), so a rotation is picked up without a restart. The interval
+ *   counts from the last re-fetch or failed fetch: a kid published just after the first load (or a
+ *   scheduled refresh) is fetched at once.
+ * - A cached set older than `maxAgeMs` (300 s) is refreshed on the next lookup.
  * - An outage keeps the cached set: lookups keep answering from it.
  * - Concurrent lookups share one in-flight fetch.
  * - With no set ever loaded and the endpoint unreachable, `getKey` throws {@link KeySourceError}
@@ -183,7 +186,7 @@ export function remoteJwks(url: string | URL, options: RemoteJwksOptions = {}): 
   let loadedAt = Number.NEGATIVE_INFINITY;
   let lastAttemptAt = Number.NEGATIVE_INFINITY;
   let lastError: unknown;
-  let inFlight: Promise<void> | undefined;
+  let inFlight: Promise<boolean> | undefined;
 
   async function load(): Promise<void> {
     const response = await fetchImpl(target, {
@@ -201,28 +204,44 @@ export function remoteJwks(url: string | URL, options: RemoteJwksOptions = {}): 
     lastError = undefined;
   }
 
-  /** Starts a fetch when none is running and the rate limit allows; resolves when it settled. */
-  function refresh(now: number): Promise<void> | undefined {
+  /**
+   * Starts a fetch when none is running and the rate limit allows; resolves, once it settled, with
+   * whether it loaded a set. The limit spaces re-fetches on an unknown kid and retries after a
+   * failure; a scheduled load that worked (the first, or one past max-age) does not start it, so a
+   * kid published just after it is still fetched at once.
+   */
+  function refresh(now: number, scheduled: boolean): Promise<boolean> | undefined {
     if (inFlight !== undefined) return inFlight;
     if (now - lastAttemptAt < minInterval) return undefined;
     lastAttemptAt = now;
     inFlight = load()
-      .catch((error: unknown) => {
-        lastError = error;
-      })
+      .then(
+        () => {
+          if (scheduled) lastAttemptAt = Number.NEGATIVE_INFINITY;
+          return true;
+        },
+        (error: unknown) => {
+          lastError = error;
+          return false;
+        },
+      )
       .finally(() => {
         inFlight = undefined;
       });
     return inFlight;
   }
 
-  /** The cached set, fetched first when missing or too old; throws when none is cached. */
-  async function loaded(now: number): Promise<Map<string, JWK>> {
-    if (keys === undefined || now - loadedAt >= maxAge) await refresh(now);
+  /**
+   * The cached set, fetched first when missing or too old, and whether this call loaded it; throws
+   * when none is cached.
+   */
+  async function loaded(now: number): Promise<{ set: Map<string, JWK>; fresh: boolean }> {
+    let fresh = false;
+    if (keys === undefined || now - loadedAt >= maxAge) fresh = (await refresh(now, true)) ?? false;
     if (keys === undefined) {
       throw new KeySourceError(`no JWKS loaded from ${target.href}`, { cause: lastError });
     }
-    return keys;
+    return { set: keys, fresh };
   }
 
   return {
@@ -234,7 +253,9 @@ export function remoteJwks(url: string | URL, options: RemoteJwksOptions = {}): 
       // The common case, a fresh set that holds the kid, answers without waiting on anything.
       const fresh = keys !== undefined && now - loadedAt < maxAge ? keys.get(kid) : undefined;
       if (fresh !== undefined) return fresh;
-      if (!(await loaded(now)).has(kid)) await refresh(now);
+      // An unknown kid in a set this call just loaded is not fetched again at once.
+      const { set, fresh: justLoaded } = await loaded(now);
+      if (!set.has(kid) && !justLoaded) await refresh(now, false);
       return keys?.get(kid);
     },
   };

@@ -465,12 +465,16 @@ describe('EdgeVerifier: verification', () => {
     assert.equal(peer.requestsTo('/.well-known/jwks.json').length, 1);
     peer.jwks = [signer.publicJwk, rotated.publicJwk];
     const { token } = await issue({ key: rotated });
-    // Within the rate limit of the fetch made by the sync: no new fetch, the kid stays unknown.
-    assertRejected(await edge.verify(token), 'KID_MISMATCH');
-    assert.equal(peer.requestsTo('/.well-known/jwks.json').length, 1);
-    now += 5_000;
+    // The sync's load starts no rate limit: the new kid is fetched at once.
     assertValid(await edge.verify(token));
     assert.equal(peer.requestsTo('/.well-known/jwks.json').length, 2);
+    // That re-fetch does: another unknown kid within 5 s is not fetched, then it is.
+    const unpublishedKid = await issue({ key: { ...rotated, kid: 'physical-published-later' } });
+    assertRejected(await edge.verify(unpublishedKid.token), 'KID_MISMATCH');
+    assert.equal(peer.requestsTo('/.well-known/jwks.json').length, 2);
+    now += 5_000;
+    assertRejected(await edge.verify(unpublishedKid.token), 'KID_MISMATCH');
+    assert.equal(peer.requestsTo('/.well-known/jwks.json').length, 3);
   });
 
   it('rejects a kid still unknown after the refresh', async () => {

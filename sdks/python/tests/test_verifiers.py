@@ -183,23 +183,25 @@ class RemoteStores(unittest.TestCase):
     def test_remote_jwks_fetches_refetches_at_most_every_30_s_and_survives_an_outage(self) -> None:
         now = [0.0]
         keys = {"keys": TOKENS["jwks"]["keys"]}
-        script: list[Any] = [(200, {}, keys), (200, {}, keys), (503, {}, {}), (200, {}, keys)]
+        script: list[Any] = [(200, {}, keys), (200, {}, keys), (503, {}, {}), (200, {}, keys), (200, {}, keys)]
         unknown = next(v["token"] for v in TOKENS["vectors"] if v["name"] == "EdDSA/kid-unknown")
         with StubServer(script) as server:
             jwks = RemoteJwks(server.url + "/jwks.json", clock=lambda: now[0])
             self.assertTrue(verify(jwks=jwks).valid)
+            # The first load starts no cooldown: a kid published just after it is fetched at once.
+            self.assertEqual(verify(unknown, jwks=jwks).reason, "KID_MISMATCH")  # re-fetched
             self.assertEqual(verify(unknown, jwks=jwks).reason, "KID_MISMATCH")  # rate limited: no fetch
-            self.assertEqual(len(server.seen), 1)
-            now[0] = 31
-            self.assertEqual(verify(unknown, jwks=jwks).reason, "KID_MISMATCH")  # re-fetched once
-            self.assertEqual(verify(unknown, jwks=jwks).reason, "KID_MISMATCH")  # rate limited again
             self.assertEqual(len(server.seen), 2)
-            now[0] = 62
+            now[0] = 31
             self.assertEqual(verify(unknown, jwks=jwks).reason, "KID_MISMATCH")  # the 503: cache kept
             self.assertTrue(verify(jwks=jwks).valid)
+            self.assertEqual(verify(unknown, jwks=jwks).reason, "KID_MISMATCH")  # a failure counts: no fetch
+            self.assertEqual(len(server.seen), 3)
+            now[0] = 62
+            self.assertEqual(verify(unknown, jwks=jwks).reason, "KID_MISMATCH")  # re-fetched once more
             now[0] = 400  # older than max-age: refreshed
             self.assertTrue(verify(jwks=jwks).valid)
-            self.assertEqual(len(server.seen), 4)
+            self.assertEqual(len(server.seen), 5)
         cold = RemoteJwks(server.url + "/jwks.json")
         self.assertEqual(verify(jwks=cold).reason, "KEY_SOURCE_UNAVAILABLE")
 

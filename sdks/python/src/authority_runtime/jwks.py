@@ -106,7 +106,9 @@ class RemoteJwks:
     """The service's key set, ``GET /.well-known/authority/<tenant>/jwks.json``, fetched and cached.
 
     The first lookup fetches the set; an unknown kid re-fetches it at most once per
-    ``min_refetch_interval`` seconds (30), so a rotation is picked up without a restart; a set older
+    ``min_refetch_interval`` seconds (30), counted from the last re-fetch or failed fetch (a kid
+    published just after the first load is fetched at once), so a rotation is picked up without a
+    restart; a set older
     than ``max_age`` (300, the endpoint's ``max-age``) is refreshed on the next lookup; an outage
     keeps the cached set. With no set ever loaded, lookups raise :class:`KeySourceError`. Keys that
     are unusable or share a kid are left out. ``timeout`` bounds each fetch as a whole, the answer
@@ -162,25 +164,34 @@ class RemoteJwks:
         self._loaded_at = self._clock()
         self._last_error = None
 
-    def _refresh(self, now: float) -> None:
+    def _refresh(self, now: float, scheduled: bool) -> bool:
+        """Fetches the set unless the rate limit forbids it; whether a set was loaded. The limit
+        spaces re-fetches on an unknown kid and retries after a failure; a scheduled load that
+        worked (the first, or one past ``max_age``) does not start it."""
         if now - self._attempted_at < self._min_interval:
-            return
+            return False
         self._attempted_at = now
         try:
             self._load()
         except (OSError, ValueError, KeySourceError, json.JSONDecodeError) as error:
             self._last_error = error
+            return False
+        if scheduled:
+            self._attempted_at = float("-inf")
+        return True
 
     def get_key(self, kid: str) -> Jwk | None:
         """The key published under ``kid``, fetching the set when needed; ``None`` when unknown."""
         with self._lock:
             now = self._clock()
+            just_loaded = False
             if self._keys is None or now - self._loaded_at >= self._max_age:
-                self._refresh(now)
+                just_loaded = self._refresh(now, scheduled=True)
             if self._keys is None:
                 raise KeySourceError(f"no JWKS loaded from {self._url}: {self._last_error}")
-            if kid not in self._keys:
-                self._refresh(now)
+            # An unknown kid in a set this call just loaded is not fetched again at once.
+            if kid not in self._keys and not just_loaded:
+                self._refresh(now, scheduled=False)
             return self._keys.get(kid)
 
 
