@@ -88,20 +88,25 @@ export const apiKeyRepository = {
     return rows.map(toRecord);
   },
 
-  /** Marks a key revoked; returns false when the tenant has no such key. Revoking twice keeps the first time. */
-  async revoke(db: Executor, tenantId: string, id: string, now: number): Promise<boolean> {
-    const key = await apiKeyRepository.get(db, tenantId, id);
-    if (!key) return false;
-    if (key.revokedAt === null) {
-      await db
-        .updateTable('api_keys')
-        .set({ revoked_at: now })
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .execute();
-    }
-    return true;
+  /**
+   * Marks a key revoked, in one conditional update: `revoked` when this call did, `unchanged` when
+   * it was revoked already (the first time is kept), `missing` when the tenant has no such key.
+   */
+  async revoke(
+    db: Executor,
+    tenantId: string,
+    id: string,
+    now: number,
+  ): Promise<'revoked' | 'unchanged' | 'missing'> {
+    const updated = await db
+      .updateTable('api_keys')
+      .set({ revoked_at: now })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 1) return 'revoked';
+    return (await apiKeyRepository.get(db, tenantId, id)) ? 'unchanged' : 'missing';
   },
 
   async touchLastUsed(db: Executor, tenantId: string, id: string, now: number): Promise<void> {

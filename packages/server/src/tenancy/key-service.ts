@@ -217,8 +217,7 @@ export function createKeyService(
       const now = clock();
       const alreadyRevoked = await storage.writeTransaction(async (trx) => {
         // Revoking a revoked key changes nothing and records nothing.
-        if ((await apiKeyRepository.get(trx, tenantId, id))?.revokedAt !== null) return true;
-        await apiKeyRepository.revoke(trx, tenantId, id, now);
+        if ((await apiKeyRepository.revoke(trx, tenantId, id, now)) !== 'revoked') return true;
         const payload = { keyId: key.id, name: key.name, role: key.role };
         await chainRepository.append(trx, tenantId, [keyEvent(revoker, 'apikey.revoked', payload)], now);
         return false;

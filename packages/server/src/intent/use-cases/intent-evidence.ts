@@ -1,4 +1,5 @@
 import { DEFAULT_CLOCK_SKEW_SECONDS } from '@authority-runtime/sdk';
+import { decodeJwt, type JWTPayload } from 'jose';
 import type { AuditService } from '../../audit/audit-service.js';
 import {
   buildEvidenceBundle,
@@ -81,9 +82,9 @@ export function createIntentEvidence(deps: {
    * read from its record; one whose claims cannot be read counts as live.
    */
   async function liveUntil(tenantId: string, token: string): Promise<number | undefined> {
-    let claims: { exp?: unknown; nonce?: unknown } = {};
+    let claims: JWTPayload = {};
     try {
-      claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+      claims = decodeJwt(token);
     } catch {
       // Unreadable claims: the token is withheld like a live one.
     }

@@ -152,12 +152,12 @@ export function tenantAndKeyConformance(c: Conformance): void {
     it('revokes keys per tenant only, idempotently, and records last use', async () => {
       assert.equal(
         await apiKeyRepository.revoke(t.storage.db, 'beta', 'key-1', 50),
-        false,
+        'missing',
         'another tenant cannot revoke it',
       );
       assert.equal((await apiKeyRepository.get(t.storage.db, 'acme', 'key-1'))?.revokedAt, null);
-      assert.equal(await apiKeyRepository.revoke(t.storage.db, 'acme', 'key-1', 50), true);
-      assert.equal(await apiKeyRepository.revoke(t.storage.db, 'acme', 'key-1', 60), true);
+      assert.equal(await apiKeyRepository.revoke(t.storage.db, 'acme', 'key-1', 50), 'revoked');
+      assert.equal(await apiKeyRepository.revoke(t.storage.db, 'acme', 'key-1', 60), 'unchanged');
       assert.equal((await apiKeyRepository.get(t.storage.db, 'acme', 'key-1'))?.revokedAt, 50);
       await apiKeyRepository.touchLastUsed(t.storage.db, 'acme', 'key-1', 70);
       assert.equal((await apiKeyRepository.get(t.storage.db, 'acme', 'key-1'))?.lastUsedAt, 70);
