@@ -75,8 +75,12 @@ export const TimelineQuery = Type.Object(
     actorId: Type.Optional(Type.String({ maxLength: 200 })),
     targetSystem: Type.Optional(Type.String({ maxLength: 500 })),
     eventType: Type.Optional(Type.String({ maxLength: 100 })),
-    from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 instant' })),
-    to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 instant' })),
+    from: Type.Optional(
+      Type.String({ maxLength: 40, description: 'ISO 8601 date (midnight UTC) or date-time with an offset' }),
+    ),
+    to: Type.Optional(
+      Type.String({ maxLength: 40, description: 'ISO 8601 date (midnight UTC) or date-time with an offset' }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'Default 50' })),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
   },

@@ -6,6 +6,7 @@ import { AppError, validationError } from '../errors/app-error.js';
 import type { Clock } from '../foundation/clock.js';
 import { decodeIndexCursor, encodeIndexCursor } from '../foundation/cursor.js';
 import type { Principal } from '../identity/principal.js';
+import { parseIsoDateTime } from '../policy/time-window.js';
 import type { Storage } from '../storage/database.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { chainBreakRepository } from './chain-break-repository.js';
@@ -34,12 +35,16 @@ export interface ChainBreakRecord {
 export const TIMELINE_DEFAULT_LIMIT = 50;
 export const TIMELINE_MAX_LIMIT = 200;
 
+/** `2026-03-01` (midnight UTC) or a date-time with an offset; never a calendar date that does not exist. */
 function parseTime(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const ms = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
+  const ms = parseIsoDateTime(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  if (ms === null) {
     throw validationError([
-      { path: `querystring/${name}`, message: `${name} must be an ISO 8601 timestamp` },
+      {
+        path: `querystring/${name}`,
+        message: `${name} must be an ISO 8601 date (2026-03-01, midnight UTC) or date-time with an offset (2026-03-01T09:30:00Z)`,
+      },
     ]);
   }
   return ms;
@@ -66,6 +71,9 @@ export function createAuditService(deps: {
       const limit = Math.min(query.limit ?? TIMELINE_DEFAULT_LIMIT, TIMELINE_MAX_LIMIT);
       const from = parseTime('from', query.from);
       const to = parseTime('to', query.to);
+      if (from !== undefined && to !== undefined && from > to) {
+        throw validationError([{ path: 'querystring/to', message: 'to must not be before from' }]);
+      }
       const before = decodeIndexCursor(query.cursor);
       const rows = await chainRepository.page(
         db,

@@ -372,7 +372,27 @@ for (const engine of ENGINES) {
         })
       ).json();
       assert.deepEqual(future.events, []);
-      for (const bad of ['limit=0', 'limit=201', 'from=yesterday', 'cursor=nonsense', 'unknown=1']) {
+      const day = (
+        await t.app.inject({
+          method: 'GET',
+          url: '/audit/acme/timeline?from=2000-01-01&to=2100-01-01',
+          headers,
+        })
+      ).json();
+      assert.ok(day.events.length > 0, 'a date alone is midnight UTC');
+      for (const bad of [
+        'limit=0',
+        'limit=201',
+        'from=yesterday',
+        'cursor=nonsense',
+        'unknown=1',
+        'from=2020-02-30',
+        'to=2021-02-29T00:00:00Z',
+        'from=2020-04-31T10:00:00%2B02:00',
+        'from=2020-02-28T10:00:00',
+        'from=2020-02-28T10:00:00Zjunk',
+        'from=2021-01-02&to=2021-01-01',
+      ]) {
         const response = await t.app.inject({ method: 'GET', url: `/audit/acme/timeline?${bad}`, headers });
         assert.equal(response.statusCode, 400, `${bad}: ${response.body}`);
         assert.equal(response.json().error.code, 'VALIDATION_ERROR');
