@@ -306,7 +306,18 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
       components: WIRE_COMPONENTS,
     }),
   );
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply
+          .header('content-security-policy', "frame-ancestors 'none'")
+          .header('x-frame-options', 'DENY')
+          .header('x-content-type-options', 'nosniff');
+        done();
+      },
+    },
+  });
 
   await app.register(healthRoutes, { config, storage, redis: deps.redis, metrics });
   await app.register(tenantRoutes, { tenants: services.tenants });

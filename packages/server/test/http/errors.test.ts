@@ -410,7 +410,7 @@ for (const engine of ENGINES) {
         assert.equal((await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).statusCode, 200);
       });
 
-      test('/docs answers 200', async () => {
+      test('/docs answers 200 and may not be framed', async () => {
         let res = await t.app.inject({ method: 'GET', url: '/docs' });
         for (let hops = 0; hops < 3 && res.statusCode >= 300 && res.statusCode < 400; hops++) {
           const location = String(res.headers.location);
@@ -421,6 +421,11 @@ for (const engine of ENGINES) {
         }
         assert.equal(res.statusCode, 200, res.body.slice(0, 200));
         assert.match(String(res.headers['content-type']), /text\/html/);
+        for (const url of ['/docs', '/docs/static/index.html', '/docs/json']) {
+          const page = await t.app.inject({ method: 'GET', url });
+          assert.equal(page.headers['x-frame-options'], 'DENY', url);
+          assert.equal(page.headers['content-security-policy'], "frame-ancestors 'none'", url);
+        }
       });
 
       test('/metrics is Prometheus text with request counts and no tenant label', async () => {
