@@ -53,7 +53,7 @@ export function createAdapterRunner(deps: {
   }
 
   function io(): AdapterIo {
-    return { egress, deadline: performance.now() + timeoutMs, userAgent: CONNECTOR_USER_AGENT };
+    return { egress, deadline: performance.now() + timeoutMs, timeoutMs, userAgent: CONNECTOR_USER_AGENT };
   }
 
   async function within<T>(work: Promise<T>, onTimeout: T): Promise<T> {

@@ -413,6 +413,7 @@ for (const engine of ENGINES) {
       try {
         const { report } = await run({ operation: 'comment', issueNumber: 3, body: 'slow' });
         assert.equal((report.execution as { reason: string }).reason, 'TIMEOUT');
+        assert.match(JSON.stringify(report.execution), /within 400 ms/);
       } finally {
         gh.delay(0);
       }

@@ -52,11 +52,15 @@ export function transportFailure(error: unknown): FailureReason {
   return 'UNREACHABLE';
 }
 
-/** A short, secret-free description of a transport failure, for `lastError` and test answers. */
-export function describeTransportFailure(error: unknown): string {
+/**
+ * A short, secret-free description of a transport failure, for `lastError` and test answers. A
+ * timeout names the connector timeout (`timeoutMs`), not what was left of it for the last request.
+ */
+export function describeTransportFailure(error: unknown, timeoutMs: number): string {
   const chain = causes(error);
   const root = chain[chain.length - 1];
   const reason = transportFailure(error);
+  if (reason === 'TIMEOUT') return `TIMEOUT: no answer within ${timeoutMs} ms`;
   if (root instanceof Error) {
     const code = (root as { code?: unknown }).code;
     return `${reason}: ${typeof code === 'string' ? `${code} ` : ''}${root.message}`.slice(0, 300);

@@ -5,6 +5,8 @@ export interface AdapterIo {
   egress: EgressClient;
   /** `performance.now()` milliseconds after which no new request starts. */
   deadline: number;
+  /** The connector timeout the deadline was set from (`CONNECTOR_TIMEOUT_MS`), for messages. */
+  timeoutMs: number;
   userAgent: string;
 }
 

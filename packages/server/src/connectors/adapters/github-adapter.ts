@@ -132,7 +132,7 @@ export async function executeGithub(
     return {
       status: 'failed',
       reason: transportFailure(error),
-      result: { error: describeTransportFailure(error) },
+      result: { error: describeTransportFailure(error, io.timeoutMs) },
     };
   }
 }
@@ -156,6 +156,6 @@ export async function probeGithub(
         error: `HTTP ${answered.statusCode}${answered.message ? `: ${answered.message}` : ''}`,
       };
     }
-    return { answered: false, ok: false, error: describeTransportFailure(error) };
+    return { answered: false, ok: false, error: describeTransportFailure(error, io.timeoutMs) };
   }
 }

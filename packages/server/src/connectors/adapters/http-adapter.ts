@@ -50,7 +50,7 @@ export async function executeHttp(
     return {
       status: 'failed',
       reason: transportFailure(error),
-      result: { error: describeTransportFailure(error) },
+      result: { error: describeTransportFailure(error, io.timeoutMs) },
     };
   }
   const result = { statusCode: answer.status, body: answerBody(answer.body) };
@@ -78,6 +78,6 @@ export async function probeHttp(
     if (answer.status < 500) return { answered: true, ok: true };
     return { answered: true, ok: false, error: `HTTP ${answer.status}` };
   } catch (error) {
-    return { answered: false, ok: false, error: describeTransportFailure(error) };
+    return { answered: false, ok: false, error: describeTransportFailure(error, io.timeoutMs) };
   }
 }
