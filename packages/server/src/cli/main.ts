@@ -35,6 +35,20 @@ function positiveInteger(value: string): number {
   return Number(value);
 }
 
+/** `--scopes a,b`: at least one permission; leaving the option out gives the role's every permission. */
+function permissionList(value: string): string[] {
+  const scopes = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (scopes.length === 0) {
+    throw new InvalidArgumentError(
+      'names no permission (leave --scopes out for every permission of the role)',
+    );
+  }
+  return scopes;
+}
+
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -122,11 +136,11 @@ keys
     '--role <role>',
     'role: owner, admin, policy_admin, senior_approver, approver, auditor, agent, edge',
   )
-  .option('--scopes <list>', 'comma-separated permissions, a subset of the role')
+  .option('--scopes <list>', 'comma-separated permissions, a subset of the role', permissionList)
   .option('--expires-at <iso>', 'expiry as an ISO 8601 date-time')
   .action(
     async (
-      options: { tenant: string; name: string; role: string; scopes?: string; expiresAt?: string },
+      options: { tenant: string; name: string; role: string; scopes?: string[]; expiresAt?: string },
       command: Command,
     ) => {
       await withStorage(globals(command), async (storage) => {
@@ -138,10 +152,7 @@ keys
             {
               name: options.name,
               role: options.role,
-              scopes: options.scopes
-                ?.split(',')
-                .map((s) => s.trim())
-                .filter(Boolean),
+              scopes: options.scopes,
               expiresAt: options.expiresAt,
             },
             null,
@@ -328,11 +339,26 @@ program.addCommand(witnessCommand());
 program.addCommand(logCommand());
 program.addCommand(gatewayCommand());
 
+/** The options that carry a request's fields, so a refusal names what the user typed. */
+const OPTION_OF_FIELD: Record<string, { field: string; option: string }> = {
+  '/rateLimitPerMinute': { field: 'rateLimitPerMinute', option: '--rate-limit' },
+  '/expiresAt': { field: 'expiresAt', option: '--expires-at' },
+  '/scopes': { field: 'scopes', option: '--scopes' },
+};
+
+function describeIssue(issue: { path: string; message: string }): string {
+  const named = OPTION_OF_FIELD[issue.path];
+  if (named === undefined) return issue.message;
+  return issue.message.startsWith(named.field)
+    ? `${named.option}${issue.message.slice(named.field.length)}`
+    : `${named.option}: ${issue.message}`;
+}
+
 function describe(error: unknown): string {
   if (error instanceof ConfigError) return `configuration error: ${error.message}`;
   if (error instanceof AppError) {
     const issues = (error.details?.issues as { path: string; message: string }[] | undefined) ?? [];
-    return issues.length > 0 ? issues.map((i) => i.message).join('; ') : error.message;
+    return issues.length > 0 ? issues.map(describeIssue).join('; ') : error.message;
   }
   return error instanceof Error ? error.message : String(error);
 }

@@ -89,7 +89,7 @@ describe('authority CLI commands (embedded database)', () => {
       'keys:manage',
     );
     assert.equal(badScope.status, 2, badScope.stderr);
-    assert.match(badScope.stderr, /^error: .*subset/);
+    assert.match(badScope.stderr, /^error: --scopes must be a subset/);
 
     // An argument's value the service refuses is a usage error: exit 2, `error: …`, the usage.
     for (const [args, message] of [
@@ -111,7 +111,19 @@ describe('authority CLI commands (embedded database)', () => {
           '--expires-at',
           'yesterday',
         ],
-        /^error: expiresAt must be an ISO 8601 date-time/,
+        /^error: --expires-at must be an ISO 8601 date-time/,
+      ],
+      [
+        ['keys', 'create', '--tenant', 'acme', '--name', 'ci', '--role', 'agent', '--scopes', ' , '],
+        /^error: option '--scopes <list>' argument ' , ' is invalid\. names no permission/,
+      ],
+      [
+        ['tenants', 'create', 'big', '--plan', 'enterprise'],
+        /^error: --rate-limit is required for the enterprise plan/,
+      ],
+      [
+        ['tenants', 'create', 'small', '--rate-limit', '5'],
+        /^error: --rate-limit applies to the enterprise plan only/,
       ],
     ] as const) {
       const refused = run(...args);
