@@ -60,6 +60,11 @@ export class AuthorityApiError extends Error {
   readonly requestId: string | undefined;
   /** Whether the same call may succeed later. */
   readonly retryable: boolean;
+  /**
+   * On a 429, the wait the `retry-after` header asked for, ms (the client retries by itself only
+   * up to `backoff.maxRetryAfterMs`); `undefined` otherwise or without a readable header.
+   */
+  readonly retryAfterMs: number | undefined;
 
   /**
    * @param fields What went wrong; `cause` is the underlying error of a transport failure.
@@ -71,6 +76,7 @@ export class AuthorityApiError extends Error {
     details?: Readonly<Record<string, unknown>> | undefined;
     requestId?: string | undefined;
     retryable: boolean;
+    retryAfterMs?: number | undefined;
     cause?: unknown;
   }) {
     super(fields.message, fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -79,5 +85,6 @@ export class AuthorityApiError extends Error {
     this.details = fields.details;
     this.requestId = fields.requestId;
     this.retryable = fields.retryable;
+    this.retryAfterMs = fields.retryAfterMs;
   }
 }

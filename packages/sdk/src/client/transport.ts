@@ -251,6 +251,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function errorFromAnswer(answer: Answer, message?: string): AuthorityApiError {
   const retryable = RETRYABLE_STATUSES.includes(answer.status);
+  const retryAfterMs =
+    answer.status === 429 ? parseRetryAfter(answer.headers.get('retry-after'), Date.now()) : undefined;
   const envelope = isRecord(answer.body) && isRecord(answer.body.error) ? answer.body.error : undefined;
   if (envelope && typeof envelope.code === 'string' && message === undefined) {
     return new AuthorityApiError({
@@ -260,6 +262,7 @@ export function errorFromAnswer(answer: Answer, message?: string): AuthorityApiE
       details: isRecord(envelope.details) ? envelope.details : undefined,
       requestId: typeof envelope.requestId === 'string' ? envelope.requestId : answer.requestId,
       retryable,
+      retryAfterMs,
     });
   }
   return new AuthorityApiError({
@@ -268,5 +271,6 @@ export function errorFromAnswer(answer: Answer, message?: string): AuthorityApiE
     message: message ?? `Unexpected answer: HTTP ${answer.status}`,
     requestId: answer.requestId,
     retryable,
+    retryAfterMs,
   });
 }

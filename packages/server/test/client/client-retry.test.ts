@@ -131,6 +131,7 @@ describe('AuthorityClient retry policy', () => {
     assert.equal(refused.requests, 1, 'an hour is not waited for');
     assert.equal(refused.value.code, 'RATE_LIMITED');
     assert.equal(refused.value.retryable, true);
+    assert.equal(refused.value.retryAfterMs, 3_600_000, 'the wait asked for, for the caller to honour');
   });
 
   it('repeats a call that would act twice (an API key) only when the answer proves it was not processed', async () => {
