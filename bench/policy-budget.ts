@@ -22,6 +22,7 @@ import type { IntentRequest } from '../packages/server/src/intent/domain/intent-
 import { DEFAULT_THRESHOLDS } from '../packages/server/src/intent/domain/thresholds.js';
 import { compilePolicy } from '../packages/server/src/policy/compile-policy.js';
 import { EVALUATION_BUDGET_STEPS } from '../packages/server/src/policy/evaluation-budget.js';
+import { POLICY_PACKS } from '../packages/server/src/policy/packs.js';
 import { validatePolicy } from '../packages/server/src/policy/validate-policy.js';
 import { startEmbeddedServer } from './embedded-server.js';
 import { machineLine } from './machine.js';
@@ -78,6 +79,12 @@ const scenarios: Scenario[] = [
     name: `DFA blow-up ${DFA_BLOWUP}, longest text within budget`,
     rules: [matchesRule('d', 'args.s', DFA_BLOWUP)],
     args: () => ({ s: textOf('ab', Math.floor(EVALUATION_BUDGET_STEPS / 411) - 2) }),
+  },
+  {
+    // Its secret pattern (195 instructions) has 14 required literals: a fold and 14 searches.
+    name: 'sensitive-data-guard pack vs 64 KiB of text (no literal)',
+    rules: [...(POLICY_PACKS.find((pack) => pack.id === 'sensitive-data-guard')?.rules ?? [])],
+    args: longLetters,
   },
   {
     name: '50 bare-args MATCHES vs 64 KiB of short leaves',

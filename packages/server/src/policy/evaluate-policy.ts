@@ -47,6 +47,7 @@ import {
   EvaluationBudgetExceeded,
   EvaluationMeter,
   matchSteps,
+  prefilterSteps,
 } from './evaluation-budget.js';
 import type { GlobSet } from './glob.js';
 import { resolvePath, resolveSingle } from './path.js';
@@ -154,10 +155,17 @@ function judge(
               : c <= v;
       return ok ? 'holds' : 'fails';
     }
-    case 'MATCHES':
+    case 'MATCHES': {
       if (type !== 'string' || condition.re === null) return 'mismatch';
-      meter.charge(matchSteps(condition.re.programSize, (candidate as string).length));
-      return condition.re.test(candidate as string) ? 'holds' : 'fails';
+      const { re } = condition;
+      const text = candidate as string;
+      if (re.literals !== null) {
+        meter.charge(prefilterSteps(re.literals.length, text.length));
+        if (!re.mayMatch(text)) return 'fails';
+      }
+      meter.charge(matchSteps(re.programSize, text.length));
+      return re.test(text) ? 'holds' : 'fails';
+    }
     case 'CONTAINS':
       if (type === 'string') {
         if (typeof compare !== 'string') return 'mismatch';

@@ -8,6 +8,9 @@
  * instruction applied to one character, the unit of linear-time matching's worst case; other work
  * is weighed in the same unit (measured on the benchmark machine, bench/policy-budget.ts):
  * - a MATCHES test: the pattern's program size × (the text's length + 1), plus MATCH_CALL_STEPS;
+ *   when the pattern has required literals (pattern-prefilter.ts), first one folding pass and one
+ *   search per literal, each weighed as a CONTAINS over the text, and the test itself only when the
+ *   text holds one of them;
  * - each candidate a `[*]` or bare-`args` path yields, and each element of a list read through
  *   `valuePath` for IN / NOT_IN: CANDIDATE_STEPS;
  * - CONTAINS on a string: one step per CONTAINS_CHARS_PER_STEP characters (rounded up);
@@ -53,6 +56,11 @@ export class EvaluationMeter {
 /** Steps of one CONTAINS over a string of `length` characters. */
 export function containsSteps(length: number): number {
   return Math.ceil(length / CONTAINS_CHARS_PER_STEP);
+}
+
+/** Steps of ruling a text in or out by a pattern's required literals: one folding pass and one search per literal. */
+export function prefilterSteps(literals: number, textLength: number): number {
+  return containsSteps(textLength) * (literals + 1);
 }
 
 /** Worst-case steps of one MATCHES test of a program of `programSize` instructions over `textLength` characters. */

@@ -14,6 +14,7 @@
  * evaluation runs patterns as EvaluationPattern, whose cost per character the program size bounds.
  */
 import { RE2JS, RE2Set } from 're2js';
+import { mayMatch, requiredLiterals } from './pattern-prefilter.js';
 
 export const MAX_PATTERN_LENGTH = 1_024;
 /** Largest bound a counted repetition (`{n}`, `{n,}`, `{n,m}`) may name in a saved pattern. */
@@ -182,14 +183,17 @@ export const EVALUATION_DFA_MEMORY = 64 * 1024;
 /**
  * A saved pattern as policy evaluation runs it: a one-pattern RE2 set (re2js' public way to bound
  * the DFA's memory), unanchored, so `test` answers whether the pattern matches anywhere in the
- * text, exactly as RE2JS.test does.
+ * text, exactly as RE2JS.test does. `literals`, when the pattern has them (pattern-prefilter.ts),
+ * are strings one of which every match contains: `mayMatch` rules a text out in a few passes.
  */
 export class EvaluationPattern {
   readonly programSize: number;
+  readonly literals: readonly string[] | null;
   readonly #set: RE2Set;
 
   constructor(readonly source: string) {
     this.programSize = mustCompilePattern(source).programSize();
+    this.literals = requiredLiterals(source);
     this.#set = new RE2Set(RE2Set.UNANCHORED, 0, EVALUATION_DFA_MEMORY);
     this.#set.add(source);
     this.#set.compile();
@@ -197,6 +201,11 @@ export class EvaluationPattern {
 
   test(text: string): boolean {
     return this.#set.match(text).length > 0;
+  }
+
+  /** False when the text holds none of the literals (it cannot match); true without literals. */
+  mayMatch(text: string): boolean {
+    return this.literals === null || mayMatch(this.literals, text);
   }
 }
 

@@ -93,5 +93,56 @@ for (const engine of ENGINES) {
       assert.equal(small.statusCode, 200, small.body);
       assert.equal(small.json().authorityDecision.decidingRule.id, 'allow-all');
     });
+
+    it('a pattern with required literals is charged a search for them: long text without them fits the budget', async () => {
+      const installed = await t.app.inject({
+        method: 'POST',
+        url: '/policy-packs/install',
+        headers: owner,
+        payload: { pack: 'sensitive-data-guard' },
+      });
+      assert.equal(installed.statusCode, 201, installed.body);
+      // Its secret pattern is 195 RE2 instructions: 195 × 4,000 characters alone was over 750,000.
+      const filler = (length: number) =>
+        'lorem ipsum dolor sit amet '.repeat(length / 27 + 1).slice(0, length);
+      const action = `list pull requests ${filler(3_970)}`;
+      assert.equal(action.length, 3_989);
+      const long = await t.app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers: agent,
+        payload: intentPayload(action, { args: { content: filler(32 * 1024) } }),
+      });
+      const short = await t.app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers: agent,
+        payload: intentPayload('list pull requests', { args: { content: 'lorem ipsum' } }),
+      });
+      const rule = (r: { json(): { authorityDecision: { decidingRule: { id: string } } } }) =>
+        r.json().authorityDecision.decidingRule.id;
+      assert.notEqual(rule(long), SIGNAL.id, long.body);
+      assert.equal(rule(long), rule(short));
+      assert.equal(long.statusCode, short.statusCode);
+
+      // A text that holds a literal is matched in full, and charged so: still never approved.
+      const secret = await t.app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers: agent,
+        payload: intentPayload('list pull requests', {
+          args: { content: `${filler(16 * 1024)} AKIAABCDEFGHIJKLMNOP ${filler(100)}` },
+        }),
+      });
+      assert.equal(secret.statusCode, 403, secret.body);
+      const small = await t.app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers: agent,
+        payload: intentPayload('list pull requests', { args: { content: 'key AKIAABCDEFGHIJKLMNOP' } }),
+      });
+      assert.equal(small.statusCode, 403, small.body);
+      assert.match(rule(small), /^sensitive-data-guard\//);
+    });
   });
 }
