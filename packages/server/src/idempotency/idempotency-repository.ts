@@ -6,6 +6,8 @@ export interface IdempotencyRecord {
   /** Both null while the first request with the key is still running. */
   statusCode: number | null;
   response: string | null;
+  /** When the key was claimed, or last taken over from a request that never finished. */
+  createdAtMs: number;
   expiresAtMs: number;
 }
 
@@ -52,9 +54,27 @@ export const idempotencyRepository = {
           requestHash: row.request_hash,
           statusCode: row.status_code,
           response: row.response,
+          createdAtMs: row.created_at,
           expiresAtMs: row.expires_at,
         }
       : undefined;
+  },
+
+  /**
+   * Takes over an open claim (no answer) made at `fromMs` by a request that never finished, as
+   * made at `createdAtMs`; false when it was answered or taken over meanwhile.
+   */
+  async takeOver(db: Executor, key: IdempotencyKey, fromMs: number, createdAtMs: number): Promise<boolean> {
+    const result = await db
+      .updateTable('idempotency_keys')
+      .set({ created_at: createdAtMs })
+      .where('tenant_id', '=', key.tenantId)
+      .where('scope', '=', key.scope)
+      .where('key', '=', key.key)
+      .where('created_at', '=', fromMs)
+      .where('status_code', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   },
 
   /** Removes the record if it expired at `now` (a later claim may reuse the key). */
@@ -68,25 +88,32 @@ export const idempotencyRepository = {
       .execute();
   },
 
-  /** Stores the answer (in the caller's transaction, so it commits with what it answers). */
+  /**
+   * Stores the answer (in the caller's transaction, so it commits with what it answers) if the
+   * claim made at `claimedAtMs` still holds the key; false when another request took it over.
+   */
   async complete(
     trx: Executor,
     key: IdempotencyKey,
+    claimedAtMs: number,
     answer: { statusCode: number; body: string },
-  ): Promise<void> {
-    await trx
+  ): Promise<boolean> {
+    const result = await trx
       .updateTable('idempotency_keys')
       .set({ status_code: answer.statusCode, response: answer.body })
       .where('tenant_id', '=', key.tenantId)
       .where('scope', '=', key.scope)
       .where('key', '=', key.key)
-      .execute();
+      .where('created_at', '=', claimedAtMs)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   },
 
   /** Stores the answer unless one is stored already (an answer committed earlier wins). */
   async completeIfOpen(
     db: Executor,
     key: IdempotencyKey,
+    claimedAtMs: number,
     answer: { statusCode: number; body: string },
   ): Promise<void> {
     await db
@@ -95,17 +122,19 @@ export const idempotencyRepository = {
       .where('tenant_id', '=', key.tenantId)
       .where('scope', '=', key.scope)
       .where('key', '=', key.key)
+      .where('created_at', '=', claimedAtMs)
       .where('status_code', 'is', null)
       .execute();
   },
 
-  /** Frees a claim that holds no answer yet (its request failed before deciding). */
-  async release(db: Executor, key: IdempotencyKey): Promise<void> {
+  /** Frees the claim made at `claimedAtMs` if it holds no answer yet (its request failed before deciding). */
+  async release(db: Executor, key: IdempotencyKey, claimedAtMs: number): Promise<void> {
     await db
       .deleteFrom('idempotency_keys')
       .where('tenant_id', '=', key.tenantId)
       .where('scope', '=', key.scope)
       .where('key', '=', key.key)
+      .where('created_at', '=', claimedAtMs)
       .where('status_code', 'is', null)
       .execute();
   },

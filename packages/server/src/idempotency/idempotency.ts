@@ -8,7 +8,33 @@ import { idempotencyRepository } from './idempotency-repository.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-export type Claim = { kind: 'new' } | { kind: 'replay'; statusCode: number; body: unknown };
+/**
+ * How long a claim may stay open (no answer stored) or an answer say its execution is still
+ * running before a duplicate takes the key over: longer than any request runs when its instance
+ * is alive (a connector runs at most CONNECTOR_TIMEOUT_MS, 60 s at most), so only a request whose
+ * instance died (`kill -9`, a crash) leaves one behind. A request that is merely slower than this
+ * loses the key: its answer is not stored and its decision does not commit (`complete` checks that
+ * its claim still holds the key, in the decision's transaction).
+ */
+export const OPEN_CLAIM_LEASE_MS = 120_000;
+
+/** A key this request claimed, and when: the claim it completes or releases. */
+export interface ClaimedKey {
+  key: string;
+  claimedAt: number;
+}
+
+export type Claim =
+  | { kind: 'new'; claimed: ClaimedKey }
+  | { kind: 'replay'; statusCode: number; body: unknown };
+
+/** A request's claim was taken over (it outlived OPEN_CLAIM_LEASE_MS): its outcome must not commit. */
+export class ClaimLostError extends Error {
+  constructor() {
+    super('the Idempotency-Key was taken over by a retry after this request outlived its claim');
+    this.name = 'ClaimLostError';
+  }
+}
 
 export interface StoredResponse {
   statusCode: number;
@@ -23,7 +49,8 @@ export function requestHash(body: unknown): string {
 /**
  * `Idempotency-Key` per tenant and surface (contract §4.6, §9): the first request claims the key
  * against the primary key; the same key and body within 24 h replays the stored status and body;
- * another body is 409; a duplicate arriving while the first is still running waits for it.
+ * another body is 409; a duplicate arriving while the first is still running waits for it. A claim
+ * left open by a request whose instance died is taken over after OPEN_CLAIM_LEASE_MS.
  */
 export function createIdempotency(deps: { storage: Storage; clock: Clock; waitMs: number; pollMs?: number }) {
   const { storage, clock } = deps;
@@ -57,7 +84,7 @@ export function createIdempotency(deps: { storage: Storage; clock: Clock; waitMs
             createdAtMs: now,
             expiresAtMs: now + IDEMPOTENCY_TTL_MS,
           });
-          return { kind: 'new' };
+          return { kind: 'new', claimed: { key, claimedAt: now } };
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
         }
@@ -73,9 +100,18 @@ export function createIdempotency(deps: { storage: Storage; clock: Clock; waitMs
             'This Idempotency-Key was used with a different request body, or by another credential',
           );
         }
+        const abandoned = now - existing.createdAtMs >= OPEN_CLAIM_LEASE_MS;
         if (existing.statusCode !== null && existing.response !== null) {
           const body: unknown = JSON.parse(existing.response);
-          if (!stillRunning?.(body)) return { kind: 'replay', statusCode: existing.statusCode, body };
+          // An execution still "pending" past the lease was cut short with its instance: the
+          // decision stands and is replayed as it was committed.
+          if (abandoned || !stillRunning?.(body))
+            return { kind: 'replay', statusCode: existing.statusCode, body };
+        } else if (abandoned) {
+          if (await idempotencyRepository.takeOver(db, id, existing.createdAtMs, now)) {
+            return { kind: 'new', claimed: { key, claimedAt: now } };
+          }
+          continue;
         }
         if (Date.now() >= deadline) {
           throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still being processed');
@@ -84,19 +120,32 @@ export function createIdempotency(deps: { storage: Storage; clock: Clock; waitMs
       }
     },
 
-    /** Stores the response in the caller's transaction, so it commits with the decision. */
-    async complete(trx: Executor, tenantId: string, scope: string, key: string, response: StoredResponse) {
-      await idempotencyRepository.complete(trx, { tenantId, scope, key }, stored(response));
+    /**
+     * Stores the response in the caller's transaction, so it commits with the decision; throws
+     * ClaimLostError (so nothing of the transaction commits) when a retry took the key over.
+     */
+    async complete(
+      trx: Executor,
+      tenantId: string,
+      scope: string,
+      claimed: ClaimedKey,
+      response: StoredResponse,
+    ) {
+      const id = { tenantId, scope, key: claimed.key };
+      if (!(await idempotencyRepository.complete(trx, id, claimed.claimedAt, stored(response)))) {
+        throw new ClaimLostError();
+      }
     },
 
     /** Stores the response unless one is stored already (a response committed earlier wins). */
-    async completeIfOpen(tenantId: string, scope: string, key: string, response: StoredResponse) {
-      await idempotencyRepository.completeIfOpen(db, { tenantId, scope, key }, stored(response));
+    async completeIfOpen(tenantId: string, scope: string, claimed: ClaimedKey, response: StoredResponse) {
+      const id = { tenantId, scope, key: claimed.key };
+      await idempotencyRepository.completeIfOpen(db, id, claimed.claimedAt, stored(response));
     },
 
     /** Frees a claim whose request failed before deciding, so a retry can run. */
-    async release(tenantId: string, scope: string, key: string): Promise<void> {
-      await idempotencyRepository.release(db, { tenantId, scope, key });
+    async release(tenantId: string, scope: string, claimed: ClaimedKey): Promise<void> {
+      await idempotencyRepository.release(db, { tenantId, scope, key: claimed.key }, claimed.claimedAt);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { ConnectorService } from '../../connectors/connector-service.js';
 import { AppError } from '../../errors/app-error.js';
 import { failClosed, loopFailed } from '../../errors/fail-closed.js';
 import type { Clock } from '../../foundation/clock.js';
-import type { Idempotency, StoredResponse } from '../../idempotency/idempotency.js';
+import type { ClaimedKey, Idempotency, StoredResponse } from '../../idempotency/idempotency.js';
 import { requestHash } from '../../idempotency/idempotency.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Executor, Storage } from '../../storage/database.js';
@@ -221,7 +221,7 @@ export function createDecisionLoop(deps: {
     principal: Principal,
     request: IntentRequest,
     explain: boolean,
-    idempotencyKey: string | undefined,
+    idempotencyKey: ClaimedKey | undefined,
   ): Promise<SubmitResult> {
     return decideUntilCurrent(() => decideAndRecordOnce(principal, request, explain, idempotencyKey));
   }
@@ -230,7 +230,7 @@ export function createDecisionLoop(deps: {
     principal: Principal,
     request: IntentRequest,
     explain: boolean,
-    idempotencyKey: string | undefined,
+    idempotencyKey: ClaimedKey | undefined,
   ): Promise<SubmitResult> {
     const tenantId = principal.tenantId;
     const now = clock();
@@ -319,11 +319,11 @@ export function createDecisionLoop(deps: {
           storage.db,
           tenantId,
           INTENT_IDEMPOTENCY_SCOPE,
-          idempotencyKey,
+          claim.claimed,
           refusal,
         );
       } catch (error) {
-        await deps.idempotency.release(tenantId, INTENT_IDEMPOTENCY_SCOPE, idempotencyKey).catch(() => {});
+        await deps.idempotency.release(tenantId, INTENT_IDEMPOTENCY_SCOPE, claim.claimed).catch(() => {});
         throw failClosed(error);
       }
       return refusal;
@@ -342,23 +342,26 @@ export function createDecisionLoop(deps: {
       if (!isInterpretable(request.proposedAction)) {
         throw new AppError('INVALID_INTENT', 'proposedAction must contain a letter or a digit');
       }
-      const key = options.idempotencyKey;
-      if (key !== undefined) {
+      let claimed: ClaimedKey | undefined;
+      if (options.idempotencyKey !== undefined) {
         const claim = await deps.idempotency.claim(
           principal.tenantId,
           INTENT_IDEMPOTENCY_SCOPE,
-          key,
+          options.idempotencyKey,
           requestHash({ principalId: principal.id, request }),
           executionPending,
         );
         if (claim.kind === 'replay')
           return { statusCode: claim.statusCode, body: claim.body as IntentResponse };
+        claimed = claim.claimed;
       }
       try {
-        return await decideAndRecord(principal, request, options.explain, key);
+        return await decideAndRecord(principal, request, options.explain, claimed);
       } catch (error) {
-        if (key !== undefined)
-          await deps.idempotency.release(principal.tenantId, INTENT_IDEMPOTENCY_SCOPE, key).catch(() => {});
+        if (claimed !== undefined)
+          await deps.idempotency
+            .release(principal.tenantId, INTENT_IDEMPOTENCY_SCOPE, claimed)
+            .catch(() => {});
         // Anything that breaks the loop is a failed authorization, never an allow.
         throw failClosed(error);
       }

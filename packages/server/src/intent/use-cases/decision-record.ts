@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AuditEvent } from '../../chain/audit-entry.js';
 import { approvalUrlOf } from '../../config/approval-url.js';
 import { canonicalJson, sha256Hex } from '../../crypto/canonical-json.js';
+import type { ClaimedKey } from '../../idempotency/idempotency.js';
 import type { Principal } from '../../identity/principal.js';
 import type { MintedToken } from '../../tokens/decision-token.js';
 import type { DecisionEvent } from '../../webhooks/events.js';
@@ -29,7 +30,8 @@ export interface PendingDecision {
   events: AuditEvent[];
   /** The decision's webhook event, written to the outbox in the same commit. */
   webhook: DecisionEvent;
-  idempotencyKey: string | undefined;
+  /** The request's claim of its `Idempotency-Key`, completed in the commit. */
+  idempotencyKey: ClaimedKey | undefined;
   statusCode: number;
   response: Omit<IntentResponse, 'audit'>;
   /** APPROVED only: the budget units to take in the commit, each re-checked there (§16). */
@@ -53,7 +55,7 @@ export interface DecisionFacts {
   /** APPROVED only. */
   minted: MintedToken | undefined;
   plan: ExecutionPlan | undefined;
-  idempotencyKey: string | undefined;
+  idempotencyKey: ClaimedKey | undefined;
   /** AUTHORITY_APPROVAL_URL without a trailing slash. */
   approvalUrlBase: string;
 }
@@ -117,7 +119,7 @@ export function pendingDecision(facts: DecisionFacts): PendingDecision {
         argsHash: request.args === undefined ? null : sha256Hex(canonicalJson(request.args)),
         argsPreview: argsPreview(request.args),
         riskContext: request.riskContext,
-        ...(idempotencyKey ? { idempotencyKey } : {}),
+        ...(idempotencyKey ? { idempotencyKey: idempotencyKey.key } : {}),
       },
     },
     {

@@ -2,7 +2,7 @@ import { chainRepository } from '../../chain/chain-repository.js';
 import type { ConnectorService } from '../../connectors/connector-service.js';
 import { AppError } from '../../errors/app-error.js';
 import type { Clock } from '../../foundation/clock.js';
-import { type Idempotency, requestHash } from '../../idempotency/idempotency.js';
+import { type ClaimedKey, type Idempotency, requestHash } from '../../idempotency/idempotency.js';
 import type { Principal } from '../../identity/principal.js';
 import type { Storage } from '../../storage/database.js';
 import { authorityWithdrawn } from '../../tenancy/tenant-controls.js';
@@ -51,7 +51,7 @@ export function createEscalationTokens(deps: {
    */
   async function mintToken(
     record: IntentRecord,
-    idempotencyKey: string | undefined,
+    idempotencyKey: ClaimedKey | undefined,
   ): Promise<IntentTokenResponse> {
     const { tenantId, id: intentId } = record;
     const now = clock();
@@ -175,9 +175,9 @@ export function createEscalationTokens(deps: {
       );
       if (claim.kind === 'replay') return claim.body as IntentTokenResponse;
       try {
-        return await mintToken(record, idempotencyKey);
+        return await mintToken(record, claim.claimed);
       } catch (error) {
-        await deps.idempotency.release(tenantId, TOKEN_IDEMPOTENCY_SCOPE, idempotencyKey).catch(() => {});
+        await deps.idempotency.release(tenantId, TOKEN_IDEMPOTENCY_SCOPE, claim.claimed).catch(() => {});
         throw error;
       }
     },

@@ -83,20 +83,22 @@ export function createPhysicalIdempotency(deps: { idempotency: Idempotency }): P
         requestHash({ principalId: request.principalId, route: request.route, body: request.body }),
       );
       if (claim.kind === 'replay') return { statusCode: claim.statusCode, body: claim.body, replayed: true };
+      const { claimed } = claim;
 
       let completed = false;
       const scope: IdempotencyScope = {
         async complete(trx, outcome) {
           if (!isFinalStatus(outcome.statusCode)) return;
-          await idempotency.complete(trx, tenantId, PHYSICAL_IDEMPOTENCY_SCOPE, key, outcome);
+          await idempotency.complete(trx, tenantId, PHYSICAL_IDEMPOTENCY_SCOPE, claimed, outcome);
           completed = true;
         },
         errorBody,
       };
-      const release = () => idempotency.release(tenantId, PHYSICAL_IDEMPOTENCY_SCOPE, key).catch(() => {});
+      const release = () =>
+        idempotency.release(tenantId, PHYSICAL_IDEMPOTENCY_SCOPE, claimed).catch(() => {});
       /** Stores an answer unless one is stored already (a handler's committed answer wins). */
       const storeIfOpen = (outcome: StoredResponse) =>
-        idempotency.completeIfOpen(tenantId, PHYSICAL_IDEMPOTENCY_SCOPE, key, outcome);
+        idempotency.completeIfOpen(tenantId, PHYSICAL_IDEMPOTENCY_SCOPE, claimed, outcome);
       let outcome: StoredResponse;
       try {
         outcome = await work(scope);
