@@ -54,6 +54,12 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
  * Versioned tenant policies (contract §4.5): exactly one active version, the starter pack on first
  * use, pack installation, and the compiled form cached per (tenant, version) so rules compile once.
  */
+/** What a policy version holds: its rules and the packs they came from. */
+interface PolicyContent {
+  rules: Rule[];
+  packs: string[];
+}
+
 export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
   const { storage, clock } = deps;
   const db = storage.db;
@@ -175,21 +181,28 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     }
   }
 
-  /** Writes a new version (and optionally activates it) with its audit entries, in one transaction. */
+  /**
+   * Writes a new version (and optionally activates it) with its audit entries, in one transaction.
+   * `compose` builds it from the active version as read under the chain head's lock, so two
+   * changes made at once (a pack installed while rules are saved) each build on the other instead
+   * of both on what was active before them; it throws to refuse (a pack installed already, limits).
+   */
   async function writeVersion(
     tenantId: string,
     principal: Principal,
-    rules: Rule[],
-    packs: string[],
+    compose: (current: PolicyContent) => PolicyContent,
     activate: boolean,
     reason: Record<string, unknown>,
   ): Promise<PolicyVersion> {
+    await active(tenantId);
     const now = clock();
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await storage.writeTransaction(async (trx) => {
-          // Under the chain head's lock, so that the review setting read here is the one in force.
+          // Under the chain head's lock, so that the active version and the review setting read
+          // here are the ones in force.
           await chainRepository.lockHead(trx, tenantId, now);
+          const { rules, packs } = compose(await activeContent(trx, tenantId));
           const version = (await policyRepository.latestVersion(trx, tenantId)) + 1;
           // While review is required (§16) a new version is a draft, whatever `activate` says.
           const review = await policyReviewRepository.setting(trx, tenantId);
@@ -231,11 +244,39 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     }
   }
 
-  async function activeRules(tenantId: string): Promise<{ rules: Rule[]; packs: string[] }> {
+  /** The rules and packs of the active version, read with the executor. */
+  async function activeContent(executor: Executor, tenantId: string): Promise<PolicyContent> {
+    const version = await activeVersionNumber(executor, tenantId);
+    const row = version === null ? undefined : await policyRepository.get(executor, tenantId, version);
+    if (!row) throw new Error(`tenant ${tenantId} has no active policy version`);
+    return { rules: row.rules, packs: row.packs };
+  }
+
+  async function activeRules(tenantId: string): Promise<PolicyContent> {
     const { version } = await active(tenantId);
     const row = await readVersion(tenantId, version);
     if (!row) throw new Error(`policy version ${version} of ${tenantId} is missing`);
     return { rules: row.rules, packs: row.packs };
+  }
+
+  /** The rules of a `POST /authority/policy` body, validated (400 naming rule and field). */
+  function validRules(body: { rules: unknown }): Rule[] {
+    const checked = validatePolicy({ rules: body.rules });
+    if (!checked.ok)
+      throw validationError(checked.issues.map((i) => ({ path: pointerOf(i.path), message: i.message })));
+    return checked.rules;
+  }
+
+  /** The version saving `rules` makes of `current`: its pack rules and packs kept unless replacePacks. */
+  function composeDraft(
+    rules: Rule[],
+    current: PolicyContent,
+    replacePacks: boolean | undefined,
+  ): PolicyContent {
+    if (replacePacks) return { rules, packs: [] };
+    const composed = [...rules, ...current.rules.filter((r) => packIdOfRule(r.id) !== undefined)];
+    checkComposed(composed);
+    return { rules: composed, packs: current.packs };
   }
 
   /**
@@ -246,16 +287,9 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
   async function draftOf(
     tenantId: string,
     body: { rules: unknown; replacePacks?: boolean | undefined },
-  ): Promise<{ rules: Rule[]; packs: string[] }> {
-    const checked = validatePolicy({ rules: body.rules });
-    if (!checked.ok)
-      throw validationError(checked.issues.map((i) => ({ path: pointerOf(i.path), message: i.message })));
-    const current = await activeRules(tenantId);
-    if (body.replacePacks) return { rules: checked.rules, packs: [] };
-    const keptPackRules = current.rules.filter((r) => packIdOfRule(r.id) !== undefined);
-    const rules = [...checked.rules, ...keptPackRules];
-    checkComposed(rules);
-    return { rules, packs: current.packs };
+  ): Promise<PolicyContent> {
+    const rules = validRules(body);
+    return composeDraft(rules, await activeRules(tenantId), body.replacePacks);
   }
 
   return {
@@ -296,8 +330,9 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
       principal: Principal,
       body: { rules: unknown; activate?: boolean | undefined; replacePacks?: boolean | undefined },
     ): Promise<PolicyVersion> {
-      const draft = await draftOf(tenantId, body);
-      return writeVersion(tenantId, principal, draft.rules, draft.packs, body.activate === true, {
+      const rules = validRules(body);
+      const compose = (current: PolicyContent) => composeDraft(rules, current, body.replacePacks);
+      return writeVersion(tenantId, principal, compose, body.activate === true, {
         source: 'save',
         replacePacks: body.replacePacks === true,
       });
@@ -343,12 +378,14 @@ export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
     ): Promise<{ pack: PolicyPack; policy: PolicyVersion }> {
       const pack = getPack(packId);
       if (!pack) throw new AppError('NOT_FOUND', `No policy pack ${packId}`);
-      const current = await activeRules(tenantId);
-      if (current.packs.includes(packId))
-        throw new AppError('CONFLICT', `Pack ${packId} is already installed`);
-      const rules = [...current.rules, ...packRules(pack)];
-      checkComposed(rules);
-      const policy = await writeVersion(tenantId, principal, rules, [...current.packs, packId], activate, {
+      const compose = (current: PolicyContent): PolicyContent => {
+        if (current.packs.includes(packId))
+          throw new AppError('CONFLICT', `Pack ${packId} is already installed`);
+        const rules = [...current.rules, ...packRules(pack)];
+        checkComposed(rules);
+        return { rules, packs: [...current.packs, packId] };
+      };
+      const policy = await writeVersion(tenantId, principal, compose, activate, {
         source: 'pack',
         pack: packId,
       });
