@@ -82,6 +82,8 @@ export function createTenantAccess(deps: { storage: Storage; clock: Clock }): Te
       }
       const now = clock();
       await storage.writeTransaction(async (trx) => {
+        // Under the chain head's lock: changes at once each record the list they replaced.
+        await chainRepository.lockHead(trx, tenantId, now);
         const previous = await tenantRepository.replaceAllowlist(trx, tenantId, cidrs, now);
         if (previous === undefined) throw new AppError('NOT_FOUND', 'No such tenant');
         await chainRepository.append(

@@ -112,6 +112,8 @@ export function createTenantControls(deps: {
       }
       const now = clock();
       await storage.writeTransaction(async (trx) => {
+        // Under the chain head's lock: switches at once each record the state they replaced.
+        await chainRepository.lockHead(trx, tenantId, now);
         const before = await tenantRepository.setKillSwitch(trx, tenantId, {
           enabled: change.enabled,
           reason: reason === '' ? null : reason,

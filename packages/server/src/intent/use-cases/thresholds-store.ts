@@ -43,17 +43,21 @@ export function createThresholdsStore(deps: { storage: Storage; clock: Clock }) 
   return {
     read,
 
-    /** Merges a patch, validates the merged record, stores it and audits old and new values. */
+    /**
+     * Merges a patch, validates the merged record, stores it and audits old and new values. The
+     * record merged is read under the chain head's lock, so patches made at once each apply to the
+     * other's result and each entry's `old` is the record it replaced.
+     */
     async update(tenantId: string, principal: Principal, patch: unknown): Promise<ThresholdsRecord> {
-      const current = await read(tenantId);
-      const { tenantId: _t, updatedAt: _a, updatedBy: _b, ...currentSettings } = current;
-      const merged = mergeThresholds(currentSettings, patch);
-      if (!merged.ok) throw validationError(merged.issues);
       const now = clock();
-      const text = JSON.stringify(merged.value);
-      await storage.writeTransaction(async (trx) => {
+      const value = await storage.writeTransaction(async (trx) => {
+        await chainRepository.lockHead(trx, tenantId, now);
+        const current = thresholdsOfSettings(tenantId, await tenantSettingsRepository.get(trx, tenantId));
+        const { tenantId: _t, updatedAt: _a, updatedBy: _b, ...currentSettings } = current;
+        const merged = mergeThresholds(currentSettings, patch);
+        if (!merged.ok) throw validationError(merged.issues);
         await tenantSettingsRepository.setThresholds(trx, tenantId, {
-          json: text,
+          json: JSON.stringify(merged.value),
           updatedBy: principal.id,
           updatedAtMs: now,
         });
@@ -63,8 +67,9 @@ export function createThresholdsStore(deps: { storage: Storage; clock: Clock }) 
           [principalEvent(principal, 'thresholds.updated', { old: currentSettings, new: merged.value })],
           now,
         );
+        return merged.value;
       });
-      return { tenantId, ...merged.value, updatedAt: new Date(now).toISOString(), updatedBy: principal.id };
+      return { tenantId, ...value, updatedAt: new Date(now).toISOString(), updatedBy: principal.id };
     },
   };
 }
