@@ -309,17 +309,18 @@ policy
   )
   .option('--max-changes <n>', 'with --sample: exit 1 when more decisions change than this', (value) => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 0)
-      throw new PolicyTestInputError('--max-changes: must be an integer ≥ 0');
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
+      throw new InvalidArgumentError('must be an integer ≥ 0');
     return n;
   })
   .action(
     async (
       casesFile: string | undefined,
       options: { policy?: string; sample?: string; maxChanges?: number },
+      command: Command,
     ) => {
       if (casesFile === undefined && options.sample === undefined) {
-        throw new PolicyTestInputError('give a cases file, a --sample file, or both');
+        command.error('error: give a cases file, a --sample file, or both', { exitCode: 2 });
       }
       const [{ loadPolicyRules, policyTest }, { policySimulate }] = await Promise.all([
         import('./policy-test.js'),

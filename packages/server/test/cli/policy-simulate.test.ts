@@ -133,7 +133,19 @@ describe('authority policy test --sample', () => {
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /sample line 1: intentId/);
     assert.equal(run('--sample', path.join(dir, 'missing.jsonl')).status, 2);
-    assert.equal(run('--policy', draft).status, 2, 'neither cases nor a sample');
-    assert.equal(run('--sample', sample, '--max-changes', '-1').status, 2);
+    // Usage errors: their line, then the command's usage (README, "Every command exits 2 …").
+    const neither = run('--policy', draft);
+    assert.equal(neither.status, 2, 'neither cases nor a sample');
+    assert.match(neither.stderr, /^error: give a cases file, a --sample file, or both\n/);
+    assert.match(neither.stderr, /\nUsage: authority policy test /);
+    for (const bad of ['-1', '1.5', 'x']) {
+      const refused = run('--sample', sample, '--max-changes', bad);
+      assert.equal(refused.status, 2, bad);
+      assert.match(
+        refused.stderr,
+        /^error: option '--max-changes <n>' argument .* is invalid\. must be an integer ≥ 0/,
+      );
+      assert.match(refused.stderr, /\nUsage: authority policy test /);
+    }
   });
 });
