@@ -17,7 +17,8 @@ class SpanLogController extends LogController {
  * credential there (`?api_key=…`) and logs never hold one.
  */
 export function loggedRequest(request: FastifyRequest): Record<string, unknown> {
-  const [path = '/', query] = request.url.split(/\?(.*)/s, 2);
+  // The URL before the `/v1` prefix was stripped for routing.
+  const [path = '/', query] = request.originalUrl.split(/\?(.*)/s, 2);
   const names = query === undefined ? [] : [...new URLSearchParams(query).keys()];
   return {
     method: request.method,

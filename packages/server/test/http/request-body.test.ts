@@ -152,6 +152,10 @@ describe('request bodies on the wire', () => {
       '/tenant?api_key=[redacted]&x=[redacted]',
     );
     assert.ok(!JSON.stringify(logLines).includes(key));
+    // The path as received, the `/v1` prefix included.
+    assert.equal((await send('GET', '/v1/tenant?x=1', owner, [])).status, 200);
+    const versioned = logLines.filter((l) => l.msg === 'incoming request').at(-1);
+    assert.equal((versioned?.req as { url?: string } | undefined)?.url, '/v1/tenant?x=[redacted]');
   });
 
   it('takes JSON in UTF-8 only: another charset is 415, bytes that are not UTF-8 are 400 and stored nowhere', async () => {

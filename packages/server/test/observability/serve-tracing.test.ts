@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { freePort } from '../helpers/free-port.js';
 import { type ServeProcess, startServeProcess, stopProcess } from '../helpers/serve-process.js';
 import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.js';
 
@@ -65,6 +66,29 @@ describe('authority serve with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       assert.equal(found.length, 1, `${message}: ${logs}`);
       assert.equal(found[0]?.traceId, TRACE, message);
       assert.equal(found[0]?.spanId, span.spanId, message);
+    }
+  });
+});
+
+describe('authority serve with a trace collector that is down', () => {
+  it('stops cleanly on SIGTERM (exit 0) and says the buffered spans were lost', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'authority-otel-down-'));
+    // Nothing listens on this port: every export is refused.
+    const served = await startServeProcess(dataDir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+      LOG_LEVEL: 'info',
+    });
+    let logs = '';
+    served.child.stdout?.on('data', (chunk: Buffer) => {
+      logs += chunk.toString();
+    });
+    try {
+      assert.equal((await fetch(`${served.base}/health`)).status, 200);
+      assert.equal(await stopProcess(served.child), 0, logs);
+      assert.match(logs, /tracing: the spans still buffered could not be exported at shutdown/);
+    } finally {
+      await stopProcess(served.child, 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
