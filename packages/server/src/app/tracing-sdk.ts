@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, DiagLogLevel, diag, propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -7,7 +7,25 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic
 import { disableTracing, enableTracing } from '../foundation/tracing.js';
 import { VERSION } from '../foundation/version.js';
 
+/** Where the SDK's own warnings and errors go (a failed export, a setting it ignored). */
+export interface TracingLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** The SDK reports a failed export as the error's JSON, stack included: its message says enough. */
+function briefly(message: string): string {
+  try {
+    const parsed: unknown = JSON.parse(message);
+    if (typeof parsed === 'object' && parsed !== null && 'message' in parsed) {
+      return `an export failed: ${String(parsed.message)}`;
+    }
+  } catch {}
+  return message;
+}
+
 export interface TracingHandle {
+  /** Sends the SDK's warnings and errors to the service's log from now on (level warn). */
+  reportTo(log: TracingLog): void;
   /** Exports the spans still buffered. */
   flush(): Promise<void>;
   /** Flushes, then unregisters the provider and turns the service's spans off. */
@@ -34,10 +52,22 @@ export function startTracing(): TracingHandle {
   provider.register();
   enableTracing();
   return {
+    reportTo(log) {
+      const write = (message: string, ...args: unknown[]) =>
+        log.warn(
+          args.length === 0 ? {} : { otel: args.map(String).join(' ') },
+          `tracing: ${briefly(message)}`,
+        );
+      diag.setLogger(
+        { error: write, warn: write, info: () => {}, debug: () => {}, verbose: () => {} },
+        { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+      );
+    },
     flush: () => provider.forceFlush(),
     async shutdown() {
       disableTracing();
       await provider.shutdown();
+      diag.disable();
       trace.disable();
       context.disable();
       propagation.disable();

@@ -68,6 +68,8 @@ export async function serve(flags: GlobalFlags): Promise<void> {
     // Log lines carry the active span's traceId and spanId when tracing is on.
     logger: { level: config.logLevel, ...(tracing ? { mixin: traceFields } : {}) },
   });
+  // A failed export or a setting the SDK ignored is a warning in the service's log, not silence.
+  tracing?.reportTo(app.log);
   if (config.masterKey === undefined) {
     app.log.warn(
       'AUTHORITY_MASTER_KEY is not set: using the generated key in DATA_DIR/master.key; back it up with the database',

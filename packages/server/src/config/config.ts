@@ -115,6 +115,63 @@ function parseOrigins(variable: string, raw: string): string[] {
     });
 }
 
+/** The values of the OTEL_* variables the SDK reads itself, which it would drop silently. */
+const OTEL_CHOICES: ReadonlyArray<[variable: string, choices: readonly string[], why: string]> = [
+  ['OTEL_EXPORTER_OTLP_PROTOCOL', ['http/json'], 'only OTLP over HTTP with JSON is offered'],
+  ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', ['http/json'], 'only OTLP over HTTP with JSON is offered'],
+  ['OTEL_TRACES_EXPORTER', ['otlp', 'none'], 'spans go to OTLP, or nowhere with none'],
+  ['OTEL_EXPORTER_OTLP_COMPRESSION', ['gzip', 'none'], 'the exporter compresses with gzip or not at all'],
+  [
+    'OTEL_EXPORTER_OTLP_TRACES_COMPRESSION',
+    ['gzip', 'none'],
+    'the exporter compresses with gzip or not at all',
+  ],
+  [
+    'OTEL_TRACES_SAMPLER',
+    [
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ],
+    'the samplers of the OpenTelemetry SDK',
+  ],
+];
+const OTEL_MILLISECONDS = [
+  'OTEL_EXPORTER_OTLP_TIMEOUT',
+  'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+  'OTEL_BSP_SCHEDULE_DELAY',
+  'OTEL_BSP_EXPORT_TIMEOUT',
+  'OTEL_BSP_MAX_QUEUE_SIZE',
+  'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+];
+
+/**
+ * The OTEL_* settings the OpenTelemetry SDK reads on its own: it falls back to its defaults on a
+ * value it does not take (a gRPC protocol, a sampler's typo) without a word, so they are checked
+ * at the start like every other setting.
+ */
+function checkOtelSettings(env: NodeJS.ProcessEnv): void {
+  for (const [variable, choices, why] of OTEL_CHOICES) {
+    const value = nonEmpty(env[variable]);
+    if (value !== undefined && !choices.includes(value)) {
+      throw new ConfigError(variable, `must be ${choices.join(' or ')}: ${why} (got "${value}")`);
+    }
+  }
+  for (const variable of OTEL_MILLISECONDS) {
+    const value = nonEmpty(env[variable]);
+    if (value !== undefined && (!/^\d+$/.test(value) || Number(value) < 1)) {
+      throw new ConfigError(variable, `must be a positive integer (got "${value}")`);
+    }
+  }
+  const ratio = nonEmpty(env.OTEL_TRACES_SAMPLER_ARG);
+  if (ratio !== undefined && !/^(0(\.\d+)?|1(\.0+)?)$/.test(ratio)) {
+    throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', `must be a ratio from 0 to 1 (got "${ratio}")`);
+  }
+}
+
 function parseUrl(variable: string, raw: string, protocols: readonly string[]): URL {
   let url: URL;
   try {
@@ -216,6 +273,7 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
     const endpoint = nonEmpty(env[variable]);
     if (endpoint !== undefined) parseUrl(variable, endpoint, ['http:', 'https:']);
   }
+  checkOtelSettings(env);
 
   const redisUrl = nonEmpty(env.REDIS_URL);
   if (redisUrl !== undefined) parseUrl('REDIS_URL', redisUrl, ['redis:', 'rediss:']);

@@ -26,6 +26,7 @@ let tracer: Tracer | undefined;
  */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  if (env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none') return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { resolveMasterKey } from '../../src/config/master-key.js';
+import { tracingRequested } from '../../src/foundation/tracing.js';
 
 const KEY_HEX = 'ab'.repeat(32);
 
@@ -89,6 +90,16 @@ describe('configuration', () => {
     ['HOST', { HOST: '999.1.1.1' }],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', { OTEL_EXPORTER_OTLP_ENDPOINT: 'notaurl' }],
     ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://collector' }],
+    // What the OpenTelemetry SDK would drop silently, falling back to its defaults.
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }],
+    ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }],
+    ['OTEL_TRACES_EXPORTER', { OTEL_TRACES_EXPORTER: 'console' }],
+    ['OTEL_TRACES_SAMPLER', { OTEL_TRACES_SAMPLER: 'bogus' }],
+    ['OTEL_TRACES_SAMPLER', { OTEL_TRACES_SAMPLER: 'ALWAYS_ON' }],
+    ['OTEL_TRACES_SAMPLER_ARG', { OTEL_TRACES_SAMPLER_ARG: '1.5' }],
+    ['OTEL_EXPORTER_OTLP_TIMEOUT', { OTEL_EXPORTER_OTLP_TIMEOUT: 'abc' }],
+    ['OTEL_BSP_MAX_QUEUE_SIZE', { OTEL_BSP_MAX_QUEUE_SIZE: '-5' }],
+    ['OTEL_EXPORTER_OTLP_COMPRESSION', { OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd' }],
   ];
   for (const [variable, env] of bad) {
     it(`rejects a bad ${variable} (${JSON.stringify(env)}) with a message naming it`, () => {
@@ -98,6 +109,23 @@ describe('configuration', () => {
       assert.ok(!error.message.includes('\n'), 'one line');
     });
   }
+
+  it('takes the OTEL_* values the SDK honours, and OTEL_TRACES_EXPORTER=none turns tracing off', () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '5000',
+      OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    };
+    loadConfig(env);
+    assert.equal(tracingRequested(env), true);
+    assert.equal(tracingRequested({ ...env, OTEL_TRACES_EXPORTER: 'none' }), false);
+    assert.equal(tracingRequested({ ...env, OTEL_SDK_DISABLED: 'true' }), false);
+  });
 
   it('parses TRUST_PROXY addresses and CIDR blocks of both families', () => {
     const config = loadConfig({ TRUST_PROXY: '10.0.0.0/8, ::1, 192.168.1.1' });

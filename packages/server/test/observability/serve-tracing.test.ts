@@ -71,24 +71,49 @@ describe('authority serve with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
 });
 
 describe('authority serve with a trace collector that is down', () => {
-  it('stops cleanly on SIGTERM (exit 0) and says the buffered spans were lost', async () => {
+  /** A service exporting to a port nothing listens on, every export refused. */
+  async function serveTowardsNowhere(env: Record<string, string>) {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'authority-otel-down-'));
-    // Nothing listens on this port: every export is refused.
     const served = await startServeProcess(dataDir, {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+      OTEL_EXPORTER_OTLP_TIMEOUT: '1000',
       LOG_LEVEL: 'info',
+      ...env,
     });
-    let logs = '';
+    const output = { logs: '' };
     served.child.stdout?.on('data', (chunk: Buffer) => {
-      logs += chunk.toString();
+      output.logs += chunk.toString();
     });
-    try {
-      assert.equal((await fetch(`${served.base}/health`)).status, 200);
-      assert.equal(await stopProcess(served.child), 0, logs);
-      assert.match(logs, /tracing: the spans still buffered could not be exported at shutdown/);
-    } finally {
+    const dispose = async () => {
       await stopProcess(served.child, 'SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
+    };
+    return { served, output, dispose };
+  }
+
+  it('stops cleanly on SIGTERM (exit 0) with spans still buffered, and says they were lost', async () => {
+    const { served, output, dispose } = await serveTowardsNowhere({});
+    try {
+      // The default batch delay (5 s) keeps this request's span buffered until the stop.
+      assert.equal((await fetch(`${served.base}/health`)).status, 200);
+      assert.equal(await stopProcess(served.child), 0, output.logs);
+      assert.match(output.logs, /"level":40,[^\n]*"msg":"tracing: /);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('warns of a failed export while it runs, and goes on serving', async () => {
+    const { served, output, dispose } = await serveTowardsNowhere({ OTEL_BSP_SCHEDULE_DELAY: '50' });
+    try {
+      assert.equal((await fetch(`${served.base}/health`)).status, 200);
+      await until(
+        () => /"level":40,[^\n]*"msg":"tracing: an export failed: [^"]*ECONNREFUSED/.test(output.logs),
+        'the export failure warning',
+      );
+      assert.equal((await fetch(`${served.base}/health`)).status, 200);
+    } finally {
+      await dispose();
     }
   });
 });
