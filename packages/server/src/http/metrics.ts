@@ -42,6 +42,8 @@ export function createHttpMetrics(): HttpMetrics {
     labelNames: ['decision'] as const,
     registers: [registry],
   });
+  // Every outcome from 0, so a dashboard shows 0 before the first decision of a kind, not "No data".
+  for (const decision of ['APPROVED', 'ESCALATED', 'DENIED'] as const) decisions.inc({ decision }, 0);
   return { registry, requests, duration, decisions };
 }
 

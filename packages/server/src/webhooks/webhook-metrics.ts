@@ -2,6 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Storage } from '../storage/database.js';
 import { deliveryRepository } from './delivery-repository.js';
 import type { DeliveryWorker } from './delivery-worker.js';
+import type { RecordedStatus } from './record-attempt.js';
 
 /** `authority_webhook_deliveries_total{status}`: recorded attempts by resulting status, never by tenant. */
 export function countWebhookDeliveries(registry: Registry, worker: DeliveryWorker): void {
@@ -11,6 +12,8 @@ export function countWebhookDeliveries(registry: Registry, worker: DeliveryWorke
     labelNames: ['status'] as const,
     registers: [registry],
   });
+  for (const status of ['succeeded', 'retrying', 'dead'] satisfies RecordedStatus[])
+    counter.inc({ status }, 0);
   worker.onAttempt((status) => counter.inc({ status }));
 }
 

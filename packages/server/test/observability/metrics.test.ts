@@ -67,6 +67,31 @@ for (const engine of ENGINES) {
       await t.close();
     });
 
+    it('every outcome of the labelled counters is there from the start, at 0, before the first of its kind', async () => {
+      const metrics = await scrape(t.app);
+      const zero: Array<[string, Record<string, string>]> = [
+        ...['APPROVED', 'ESCALATED', 'DENIED'].map((decision): [string, Record<string, string>] => [
+          'authority_decisions_total',
+          { decision },
+        ]),
+        ...['ALLOW', 'ESCALATE', 'DENY'].map((decision): [string, Record<string, string>] => [
+          'authority_physical_decisions_total',
+          { decision },
+        ]),
+        ...['succeeded', 'retrying', 'dead'].map((status): [string, Record<string, string>] => [
+          'authority_webhook_deliveries_total',
+          { status },
+        ]),
+        ...['key', 'address', 'login_address', 'login_account'].map(
+          (limit): [string, Record<string, string>] => ['authority_rate_limited_total', { limit }],
+        ),
+        ['authority_connector_executions_total', { type: 'http', status: 'executed' }],
+        ['authority_connector_executions_total', { type: 'noop', status: 'rejected' }],
+      ];
+      for (const [name, labels] of zero)
+        assert.equal(metrics.value(name, labels), 0, `${name} ${JSON.stringify(labels)}`);
+    });
+
     it('Node’s process and runtime series under their usual names, and no other series in their namespaces', async () => {
       await collectGarbage();
       const metrics = await scrape(t.app);

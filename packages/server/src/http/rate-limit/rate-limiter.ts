@@ -58,6 +58,9 @@ export function createRateLimiter(options: {
     labelNames: ['limit'] as const,
     registers: [options.registry],
   });
+  for (const limit of ['key', 'address', 'login_address', 'login_account'] satisfies LimitScope[]) {
+    rejections.inc({ limit }, 0);
+  }
 
   const limiter: RateLimiter = {
     addressLimit(address) {

@@ -26,6 +26,7 @@ export const physicalAuthorityRoutes: FastifyPluginAsyncTypebox<{
     labelNames: ['decision'] as const,
     registers: [metrics.registry],
   });
+  for (const decision of ['ALLOW', 'ESCALATE', 'DENY'] as const) decisions.inc({ decision }, 0);
 
   app.post(
     '/physical/classify',
