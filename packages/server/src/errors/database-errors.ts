@@ -6,6 +6,8 @@ const UNAVAILABLE_CODES = new Set([
   'EPIPE',
   'ENOTFOUND',
   'EHOSTUNREACH',
+  '53000',
+  '53300',
   '57014',
   '57P01',
   '57P02',
@@ -29,6 +31,8 @@ const UNAVAILABLE_MESSAGES = [
   'driver has already been destroyed',
   'Client has encountered a connection error',
   'Query read timeout',
+  // 55000 on connecting: a database closed to connections (maintenance, a failover under way).
+  'is not currently accepting connections',
 ];
 
 /**

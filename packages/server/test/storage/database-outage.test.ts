@@ -129,3 +129,60 @@ describe('a silent PostgreSQL outage (packets dropped)', { skip: !process.env.DA
     }
   });
 });
+
+/**
+ * PostgreSQL refusing connections on its side (`ALLOW_CONNECTIONS false`, the service's backends
+ * terminated: what a maintenance window or a failover looks like): 503, not 500.
+ */
+describe('a PostgreSQL that refuses connections', { skip: !process.env.DATABASE_URL }, () => {
+  const databaseUrl = new URL(process.env.DATABASE_URL ?? 'postgres://unused');
+  const name = `refusing_${randomBytes(6).toString('hex')}`;
+  let admin: pg.Client;
+
+  before(async () => {
+    admin = new pg.Client({ connectionString: databaseUrl.toString() });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+  });
+  after(async () => {
+    await admin.query(`alter database ${name} allow_connections true`);
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE to a decision and a read', { timeout: 30_000 }, async () => {
+    const url = new URL(databaseUrl.toString());
+    url.pathname = `/${name}`;
+    const storage: Storage = openStorage({ databaseUrl: url.toString(), poolSize: 3, timeoutMs: 1_000 });
+    await storage.migrate();
+    const clock = manualClock();
+    const { ownerKey } = await createTenantService(storage, clock).create({ id: 'acme', plan: 'pro' });
+    const headers = { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'acme' };
+    const app = await buildServer({ config: loadConfig({}), storage, clock, masterKey: TEST_MASTER_KEY });
+    try {
+      const warm = await app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers,
+        payload: intentPayload('list pull requests'),
+      });
+      assert.equal(warm.statusCode, 200, warm.body);
+
+      await admin.query(`alter database ${name} allow_connections false`);
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
+      const decision = await app.inject({
+        method: 'POST',
+        url: '/intent',
+        headers,
+        payload: intentPayload('list pull requests'),
+      });
+      assert.equal(decision.statusCode, 503, decision.body);
+      assert.equal(decision.json().error.code, 'SERVICE_UNAVAILABLE');
+      const read = await app.inject({ method: 'GET', url: '/intents', headers });
+      assert.equal(read.statusCode, 503, read.body);
+    } finally {
+      await app.close();
+      await storage.close();
+    }
+  });
+});
