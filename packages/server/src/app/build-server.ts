@@ -361,6 +361,16 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   });
   await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
   countWebhookDeliveries(metrics.registry, services.webhookWorker);
+  // A failed delivery is a log line too: retried (info), or given up on (warn, a dead letter).
+  services.webhookWorker.onAttempt((status, attempt) => {
+    if (status === 'retrying')
+      app.log.info({ webhook: attempt }, 'webhook delivery failed; it will be retried');
+    if (status === 'dead')
+      app.log.warn(
+        { webhook: attempt },
+        'webhook delivery dead: no more retries (redeliver it after fixing the receiver)',
+      );
+  });
   countConnectorExecutions(metrics.registry, services.connectors);
   observeDecisionCommits(metrics.registry, [services.decisionLoop, services.physicalIssuance]);
   // The pool is read first in a scrape, before the gauges below put their queries on it.

@@ -16,6 +16,17 @@ import { nextRetryDelay, verdictOf } from './retry-schedule.js';
 import { signAttempt } from './signatures.js';
 import { secretContext } from './webhook-views.js';
 
+/** What one recorded attempt was, for its log line: ids, never the payload or the secret. */
+export interface RecordedAttempt {
+  tenantId: string;
+  webhookId: string;
+  deliveryId: string;
+  attempt: number;
+  statusCode: number | null;
+  error?: string;
+  nextAttemptAt?: string;
+}
+
 export interface DeliveryWorkerDeps {
   storage: Storage;
   clock: Clock;
@@ -57,7 +68,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   const random = deps.random ?? Math.random;
   // Long enough for the exchange (bounded by the timeout) and the write that records it.
   const leaseMs = 2 * timeoutMs + 1_000;
-  const listeners: Array<(status: RecordedStatus) => void> = [];
+  const listeners: Array<(status: RecordedStatus, attempt: RecordedAttempt) => void> = [];
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
     const secret = secretBox
@@ -110,7 +121,18 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
           : { status: 'retrying', statusCode: statusCode ?? null, error, nextAttemptAt: now + delay };
     }
     if (await recordAttempt(storage, delivery, record, now)) {
-      for (const listener of listeners) listener(record.status === 'gone' ? 'dead' : record.status);
+      const recorded: RecordedAttempt = {
+        tenantId: delivery.tenantId,
+        webhookId: delivery.endpointId,
+        deliveryId: delivery.id,
+        attempt: delivery.attempts + 1,
+        statusCode: statusCode ?? null,
+        ...(verdict === 'succeeded' ? {} : { error }),
+        ...(record.status === 'retrying'
+          ? { nextAttemptAt: new Date(record.nextAttemptAt).toISOString() }
+          : {}),
+      };
+      for (const listener of listeners) listener(record.status === 'gone' ? 'dead' : record.status, recorded);
     }
   }
 
@@ -148,8 +170,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   return {
     runOnce,
 
-    /** Registers a listener told the resulting status of every recorded attempt (metrics). */
-    onAttempt(listener: (status: RecordedStatus) => void): void {
+    /** Registers a listener told the resulting status of every recorded attempt (metrics, logs). */
+    onAttempt(listener: (status: RecordedStatus, attempt: RecordedAttempt) => void): void {
       listeners.push(listener);
     },
 

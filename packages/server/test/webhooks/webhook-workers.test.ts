@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type App, buildServer } from '../../src/app/build-server.js';
+import { type App, buildServer, type ServerDeps } from '../../src/app/build-server.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Resolver } from '../../src/egress/egress-client.js';
 import type { Clock } from '../../src/foundation/clock.js';
@@ -18,6 +18,7 @@ import {
   TEST_MASTER_KEY,
   type TestApp,
 } from '../helpers/app.js';
+import { logCapture } from '../helpers/output.js';
 import { createTestStorage, ENGINES, type TestStorage } from '../helpers/storage.js';
 import { createEndpoint, deliveryRow, enqueueDecision, testWorker } from './fixtures.js';
 import { type Receiver, startReceiver } from './receiver.js';
@@ -28,6 +29,7 @@ async function serverOver(
   clock: Clock,
   env: Record<string, string>,
   backgroundJobs: boolean,
+  logger?: ServerDeps['logger'],
 ): Promise<{ app: App; headers: Headers }> {
   const config = loadConfig({ ALLOW_PRIVATE_EGRESS: '1', ...env });
   const app = await buildServer({
@@ -36,6 +38,7 @@ async function serverOver(
     clock,
     masterKey: TEST_MASTER_KEY,
     backgroundJobs,
+    ...(logger === undefined ? {} : { logger }),
   });
   await app.ready();
   const created = await createTenantService(testStorage.storage, clock).create({ id: 'fleet', plan: 'pro' });
@@ -136,6 +139,57 @@ for (const engine of ENGINES) {
         assert.deepEqual(new Set(ids), events, 'and none lost');
       } finally {
         await Promise.all(instances.map((s) => s.close()));
+        await app.close();
+        await testStorage.dispose();
+      }
+    });
+
+    it('logs each failed delivery (info, retried) and a dead letter (warn), with ids and never the payload', async () => {
+      const testStorage = await createTestStorage(engine);
+      const { stream, lines } = logCapture();
+      const { app, headers } = await serverOver(
+        testStorage,
+        systemClock,
+        { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_SCHEDULE_MS: '10,10' },
+        true,
+        { level: 'info', stream },
+      );
+      receiver.respond(({ path }) => (path === '/failing' ? 500 : 204));
+      try {
+        await registerEndpoint(app, headers, `${receiver.base}/failing`);
+        await testStorage.storage.writeTransaction((trx) =>
+          enqueueEvent(trx, 'fleet', {
+            event: 'chain.break',
+            brokenAt: 7,
+            reason: 'INDEX_GAP',
+            occurredAt: Date.now(),
+          }),
+        );
+        const deadline = Date.now() + 10_000;
+        while (
+          !lines.some((l) => l.level === 40 && l.msg.startsWith('webhook delivery dead')) &&
+          Date.now() < deadline
+        ) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        const retried = lines.filter((l) => l.msg === 'webhook delivery failed; it will be retried');
+        const dead = lines.filter((l) => l.msg.startsWith('webhook delivery dead'));
+        assert.deepEqual(
+          retried.map((l) => [l.level, (l.webhook as { attempt: number }).attempt]),
+          [
+            [30, 1],
+            [30, 2],
+          ],
+        );
+        assert.equal(dead.length, 1);
+        const facts = dead[0]?.webhook as Record<string, unknown>;
+        assert.deepEqual(
+          [facts.tenantId, facts.attempt, facts.statusCode, facts.error],
+          ['fleet', 3, 500, 'HTTP 500'],
+        );
+        assert.ok(!JSON.stringify([...retried, ...dead]).includes('INDEX_GAP'), 'never the payload');
+      } finally {
+        receiver.respond(() => 204);
         await app.close();
         await testStorage.dispose();
       }
