@@ -27,6 +27,18 @@ function statusOf(url: string): Promise<number> {
   });
 }
 
+/** A server over `storage` with tenant acme and its owner's headers, and a decision to send. */
+async function serverWithTenant(storage: Storage) {
+  const clock = manualClock();
+  const { ownerKey } = await createTenantService(storage, clock).create({ id: 'acme', plan: 'pro' });
+  const headers = { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'acme' };
+  const app = await buildServer({ config: loadConfig({}), storage, clock, masterKey: TEST_MASTER_KEY });
+  await app.ready();
+  const decide = () =>
+    app.inject({ method: 'POST', url: '/intent', headers, payload: intentPayload('list pull requests') });
+  return { app, headers, decide };
+}
+
 /**
  * Contract §12 with a silent outage: the proxy between the service and PostgreSQL stops forwarding
  * without closing anything (packets dropped, not reset). Every database wait is bounded by
@@ -69,28 +81,14 @@ describe('a silent PostgreSQL outage (packets dropped)', { skip: !process.env.DA
       poolSize: 3,
       timeoutMs: 1_000,
     });
-    const clock = manualClock();
-    const { ownerKey } = await createTenantService(storage, clock).create({ id: 'acme', plan: 'pro' });
-    const headers = { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'acme' };
-    const app = await buildServer({ config: loadConfig({}), storage, clock, masterKey: TEST_MASTER_KEY });
-    await app.ready();
+    const { app, headers, decide } = await serverWithTenant(storage);
     // Warm: pooled connections exist and are idle when the outage starts.
-    const before = await app.inject({
-      method: 'POST',
-      url: '/intent',
-      headers,
-      payload: intentPayload('list pull requests'),
-    });
+    const before = await decide();
     assert.equal(before.statusCode, 200, before.body);
 
     proxy.drop();
     // A new API key is looked up in the database first, then the decision writes: both bounded.
-    const decision = await app.inject({
-      method: 'POST',
-      url: '/intent',
-      headers,
-      payload: intentPayload('list pull requests'),
-    });
+    const decision = await decide();
     assert.equal(decision.statusCode, 503, decision.body);
     assert.equal(decision.json().error.code, 'SERVICE_UNAVAILABLE');
     const read = await app.inject({ method: 'GET', url: '/intents', headers });
@@ -155,27 +153,14 @@ describe('a PostgreSQL that refuses connections', { skip: !process.env.DATABASE_
     url.pathname = `/${name}`;
     const storage: Storage = openStorage({ databaseUrl: url.toString(), poolSize: 3, timeoutMs: 1_000 });
     await storage.migrate();
-    const clock = manualClock();
-    const { ownerKey } = await createTenantService(storage, clock).create({ id: 'acme', plan: 'pro' });
-    const headers = { authorization: `Bearer ${ownerKey.key}`, 'x-tenant-id': 'acme' };
-    const app = await buildServer({ config: loadConfig({}), storage, clock, masterKey: TEST_MASTER_KEY });
+    const { app, headers, decide } = await serverWithTenant(storage);
     try {
-      const warm = await app.inject({
-        method: 'POST',
-        url: '/intent',
-        headers,
-        payload: intentPayload('list pull requests'),
-      });
+      const warm = await decide();
       assert.equal(warm.statusCode, 200, warm.body);
 
       await admin.query(`alter database ${name} allow_connections false`);
       await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
-      const decision = await app.inject({
-        method: 'POST',
-        url: '/intent',
-        headers,
-        payload: intentPayload('list pull requests'),
-      });
+      const decision = await decide();
       assert.equal(decision.statusCode, 503, decision.body);
       assert.equal(decision.json().error.code, 'SERVICE_UNAVAILABLE');
       const read = await app.inject({ method: 'GET', url: '/intents', headers });
