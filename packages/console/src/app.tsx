@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, onSessionLost } from './api/client.js';
+import { NotFound } from './components/not-found.js';
 import { Page } from './components/page.js';
 import { visibleNav } from './nav.js';
 import { ApprovalDetail } from './pages/approvals/approval-detail.js';
@@ -42,16 +43,6 @@ function Home() {
   return first ? null : (
     <Page title="Nothing to show">
       <p>Your role has no console page. Ask an owner for another role.</p>
-    </Page>
-  );
-}
-
-function NotFound() {
-  return (
-    <Page title="Page not found">
-      <p>
-        No console page here. <a href="/console/">Go to the start page</a>.
-      </p>
     </Page>
   );
 }

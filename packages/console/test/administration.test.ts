@@ -20,7 +20,7 @@ describe('administration in the console', () => {
   let approvedToken = '';
 
   before(async () => {
-    server = await startConsoleServer();
+    server = await startConsoleServer({ EGRESS_ALLOW_CIDRS: '127.0.0.1/32' });
     await Promise.all([
       server.createUser('owner@demo.test', 'owner'),
       server.createUser('auditor@demo.test', 'auditor'),
@@ -214,10 +214,29 @@ describe('administration in the console', () => {
     await page.locator('code.secret').waitFor();
     await tabTo(/^Revoke keyboard-key$/);
     await page.keyboard.press('Enter');
-    // Focus moves to the confirmation; Escape cancels it.
+    // Focus moves to the confirmation; Escape cancels it and brings the focus back.
     await focused('Confirm: Revoke keyboard-key');
     await page.keyboard.press('Escape');
-    await page.getByRole('button', { name: 'Revoke keyboard-key' }).waitFor();
+    await focused('Revoke keyboard-key');
+  });
+
+  it("clears a registered connector's configuration (its secrets) from the form", async () => {
+    await page.goto(`${server.base}/console/settings/connectors`);
+    await page.getByLabel('Connector name').fill('sealed-hook');
+    await page.getByLabel('Target system').fill('acme/payments');
+    await page.getByLabel('Type').selectOption('github');
+    const config = page.getByLabel('Configuration (JSON)');
+    await config.fill('{"token": "ghp_neverStaysInThePage0123456789abcdefghij", "baseUrl": "http://127.0.0.1:9"}');
+    await page.getByRole('button', { name: 'Register connector' }).click();
+    await page.getByRole('status').filter({ hasText: 'Connector sealed-hook registered' }).waitFor();
+    assert.equal(await config.inputValue(), '{}');
+    assert.doesNotMatch(await page.content(), /neverStaysInThePage/);
+  });
+
+  it('answers "Page not found" for a settings section that does not exist', async () => {
+    await page.goto(`${server.base}/console/settings/budgets`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Settings: API keys' }).count(), 0);
   });
 
   it('returns to sign-in with the reason when the session ends elsewhere', async () => {

@@ -134,10 +134,33 @@ describe('approvals in the console', () => {
     await page.getByRole('row', { name: /update file docs\/page-99\.md/ }).waitFor();
     const oldestRow = page.getByRole('row', { name: /rotate the signing certificate/ });
     assert.equal(await oldestRow.count(), 0, 'past the first page');
-    await pages.getByRole('button', { name: 'Next page' }).click();
+    await pages.getByRole('button', { name: 'Next page' }).focus();
+    await page.keyboard.press('Enter');
     await oldestRow.waitFor();
+    // The last page: "Next page" is disabled now, and the focus went to "Previous page", not the body.
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Previous page', null, {
+      timeout: 5_000,
+    });
     await oldestRow.getByRole('link').click();
     assert.equal(new URL(page.url()).pathname, `/console/approvals/${oldest.escalationId}`);
+  });
+
+  it('says a decision that got no answer was not refused: its outcome is unknown', async () => {
+    const escalated = await escalate('merge pull request 77');
+    await open(escalated.approvalUrl);
+    await page.getByRole('heading', { name: 'Escalation: merge pull request 77' }).waitFor();
+    await page.route('**/authority/approval', (route) => route.abort('connectionrefused'));
+    try {
+      await decideWith('Approve');
+      const problem = page.getByRole('alert').filter({ hasText: 'No answer from the service' });
+      await problem.waitFor();
+      const text = (await problem.textContent()) ?? '';
+      assert.doesNotMatch(text, /refused|TypeError|Failed to fetch/);
+      assert.match(text, /may or may not have been done/);
+    } finally {
+      await page.unroute('**/authority/approval');
+    }
+    assert.equal(await intentStatus(escalated.intentId), 'ESCALATED');
   });
 
   it('offers no receipt for an intent whose escalation is pending (the service answers 409 until it is decided)', async () => {

@@ -93,19 +93,21 @@ export async function api<T>(method: string, path: string, options: RequestOptio
       credentials: 'omit',
       cache: 'no-store',
     });
-  } catch (cause) {
+  } catch {
     throw new ApiError(
       0,
       'NETWORK_ERROR',
-      `The service did not answer (${String(cause)})`,
+      'The service did not answer: the network or the service is down. What you asked for may or may not have been done; reload the page to see.',
       undefined,
       undefined,
     );
   }
   if (!response.ok) {
     const error = await errorOf(response);
+    // A wrong second-factor code is a 401 that keeps the session, unless it was one too many.
     const lost =
-      error.code === 'INVALID_PORTAL_SESSION' || (error.status === 401 && !path.startsWith('/portal/mfa'));
+      error.code === 'INVALID_PORTAL_SESSION' ||
+      (error.status === 401 && (!path.startsWith('/portal/mfa') || error.details?.sessionEnded === true));
     if (session !== null && lost) sessionLost(error);
     throw error;
   }

@@ -1,9 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { useFocusOnShow } from './focus.js';
 
 /**
  * A consequential action in two steps: the first press asks, the second (Confirm) acts; Cancel and
- * Escape go back. Focus moves to Confirm, inside the fieldset whose legend is the question. `kind`
+ * Escape go back, and the focus with them to the button that asked. Focus moves to Confirm, inside
+ * the fieldset whose legend is the question. `kind`
  * is `danger` (the default) for what weakens a control, `primary` for what strengthens one.
  */
 export function ConfirmButton({
@@ -22,13 +24,22 @@ export function ConfirmButton({
   children?: ComponentChildren;
 }) {
   const [asking, setAsking] = useState(false);
+  const [cancelled, setCancelled] = useState(0);
   const confirm = useRef<HTMLButtonElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (asking) confirm.current?.focus();
   }, [asking]);
+  useEffect(() => {
+    if (cancelled > 0) opener.current?.focus();
+  }, [cancelled]);
+  const cancel = () => {
+    setAsking(false);
+    setCancelled((n) => n + 1);
+  };
   if (!asking) {
     return (
-      <button type="button" class={kind} disabled={disabled} onClick={() => setAsking(true)}>
+      <button type="button" class={kind} disabled={disabled} ref={opener} onClick={() => setAsking(true)}>
         {label}
       </button>
     );
@@ -37,7 +48,7 @@ export function ConfirmButton({
     <fieldset
       class="confirm"
       onKeyDown={(event) => {
-        if (event.key === 'Escape') setAsking(false);
+        if (event.key === 'Escape') cancel();
       }}
     >
       <legend>{question}</legend>
@@ -53,7 +64,7 @@ export function ConfirmButton({
       >
         Confirm: {label}
       </button>{' '}
-      <button type="button" onClick={() => setAsking(false)}>
+      <button type="button" onClick={cancel}>
         Cancel
       </button>
     </fieldset>
@@ -62,8 +73,10 @@ export function ConfirmButton({
 
 /** A secret shown once, with the warning that it will not be shown again. */
 export function ShownOnce({ label, value }: { label: string; value: string }) {
+  // It replaces the form's busy button, which lost the focus while the request ran.
+  const box = useFocusOnShow<HTMLDivElement>(true, value, true);
   return (
-    <div class="success" role="status">
+    <div class="success" role="status" tabIndex={-1} ref={box}>
       <p>
         <strong>{label}</strong> (shown once: store it now, it cannot be shown again):
       </p>

@@ -10,10 +10,22 @@ import { useEffect, useRef } from 'preact/hooks';
 export function useFocusOnShow<T extends HTMLElement>(
   when = true,
   key: unknown = undefined,
+  /** Only when nothing has the focus (it fell to the body with the control that had it). */
+  onlyIfLost = false,
 ): RefObject<T | null> {
   const ref = useRef<T>(null);
   useEffect(() => {
-    if (when) ref.current?.focus();
-  }, [when, key]);
+    if (when && (!onlyIfLost || focusLost())) ref.current?.focus();
+  }, [when, key, onlyIfLost]);
   return ref;
+}
+
+/**
+ * Whether the keyboard focus is lost: on the body, or still on a control that was just disabled or
+ * removed (the browser moves it to the body only at its next rendering step).
+ */
+export function focusLost(): boolean {
+  const active = document.activeElement;
+  if (active === null || active === document.body || !active.isConnected) return true;
+  return active instanceof HTMLButtonElement && active.disabled;
 }

@@ -1,6 +1,9 @@
 import { ApiError } from '../api/client.js';
 import { useFocusOnShow } from './focus.js';
 
+/** Title of a failure that got no answer at all: it was not refused, its outcome is unknown. */
+const NO_ANSWER = 'No answer from the service';
+
 interface Issue {
   path?: string;
   message?: string;
@@ -43,7 +46,8 @@ export function Problem({
   /** Takes the focus when shown: for a refusal that removed the control that had it. */
   takeFocus?: boolean;
 }) {
-  const box = useFocusOnShow<HTMLDivElement>(takeFocus && error !== null && error !== undefined, error);
+  // Also when the focus was lost meanwhile (the button that had it was disabled while it ran).
+  const box = useFocusOnShow<HTMLDivElement>(error !== null && error !== undefined, error, !takeFocus);
   if (error === null || error === undefined) return null;
   const apiError =
     error instanceof ApiError ? error : new ApiError(0, 'ERROR', String(error), undefined, undefined);
@@ -53,7 +57,11 @@ export function Problem({
   return (
     <div class="problem" role="alert" tabIndex={-1} ref={box}>
       <p class="problem-title">
-        <strong>{title ?? (apiError.status === 403 ? 'Refused' : 'Something went wrong')}</strong>{' '}
+        <strong>
+          {apiError.status === 0
+            ? NO_ANSWER
+            : (title ?? (apiError.status === 403 ? 'Refused' : 'Something went wrong'))}
+        </strong>{' '}
         {apiError.status > 0 ? (
           <span class="code">
             {apiError.status} {apiError.code}

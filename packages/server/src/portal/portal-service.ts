@@ -304,7 +304,7 @@ export function createPortalService(deps: {
           outcome.ended
             ? 'Wrong second-factor code; too many failures, the session has ended'
             : 'Wrong or already used second-factor code',
-          { reason: outcome.reason },
+          { reason: outcome.reason, ...(outcome.ended ? { sessionEnded: true } : {}) },
         );
       }
       return { mfaVerified: true, enrolled: outcome.enrolled, sessionId: outcome.sessionId };

@@ -233,7 +233,10 @@ for (const engine of ENGINES) {
           'invalid_mfa_code',
         );
       }
-      assertError(await post('/portal/mfa', headers, { code: wrong }), 401, 'UNAUTHORIZED');
+      const fifth = await post('/portal/mfa', headers, { code: wrong });
+      assertError(fifth, 401, 'UNAUTHORIZED');
+      // The answer says the session is gone, so a client goes back to the sign-in form.
+      assert.equal(fifth.json().error.details.sessionEnded, true);
       assertError(await post('/portal/mfa', headers, { code: right }), 401, 'INVALID_PORTAL_SESSION');
       const failures = await chainEvents(t, 'acme', 'portal.mfa.failed');
       assert.deepEqual(failures.at(-1)?.payload, { reason: 'invalid_mfa_code', sessionEnded: true });

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import { ConfirmButton } from '../../components/confirm.js';
 import { Checkbox, Form, SelectField, TextArea, TextField } from '../../components/fields.js';
+import { useFocusOnShow } from '../../components/focus.js';
 import { Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
 import { formatTime } from '../../components/time.js';
@@ -37,12 +38,20 @@ function NewConnector({ onCreated }: { onCreated: () => Promise<void> }) {
   const [targetSystem, setTargetSystem] = useState('');
   const [config, setConfig] = useState('{}');
   const [autoExecute, setAutoExecute] = useState(false);
+  const [registered, setRegistered] = useState<string | null>(null);
+  const done = useFocusOnShow<HTMLParagraphElement>(registered !== null, registered, true);
   const parsed = parseDraft(config);
   const create = useAction(async () => {
-    await api('POST', '/connectors', {
+    setRegistered(null);
+    const created = await api<{ name: string }>('POST', '/connectors', {
       body: { type, name: name.trim(), targetSystem: targetSystem.trim(), config: parsed.value, autoExecute },
     });
+    // The configuration holds the connector's secrets: sealed by the service, gone from the page.
     setName('');
+    setTargetSystem('');
+    setConfig('{}');
+    setAutoExecute(false);
+    setRegistered(created.name);
     await onCreated();
   });
   return (
@@ -75,6 +84,11 @@ function NewConnector({ onCreated }: { onCreated: () => Promise<void> }) {
           Register connector
         </button>
       </Form>
+      {registered !== null ? (
+        <p class="success" role="status" tabIndex={-1} ref={done}>
+          Connector {registered} registered; its secrets are sealed and the form is cleared.
+        </p>
+      ) : null}
       <Problem error={create.error} />
     </Section>
   );

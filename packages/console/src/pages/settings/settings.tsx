@@ -1,6 +1,7 @@
 import type { ComponentType } from 'preact';
 import { useRoute } from 'preact-iso';
 import { Gate } from '../../components/gate.js';
+import { NotFound } from '../../components/not-found.js';
 import { Page } from '../../components/page.js';
 import type { Permission } from '../../session/roles.js';
 import { useSession } from '../../session/session-context.js';
@@ -42,7 +43,10 @@ export function Settings() {
   const { can } = useSession();
   const { params } = useRoute();
   const visible = SECTIONS.filter((section) => section.anyOf.some(can));
-  const current = SECTIONS.find((section) => section.id === params.section) ?? visible[0];
+  const named =
+    params.section === undefined ? undefined : SECTIONS.find((section) => section.id === params.section);
+  if (params.section !== undefined && named === undefined) return <NotFound />;
+  const current = named ?? visible[0];
   const allAnyOf = SECTIONS.flatMap((section) => section.anyOf);
   const Body = current?.component;
   return (

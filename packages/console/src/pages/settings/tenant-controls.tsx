@@ -43,10 +43,12 @@ function KillSwitch({ tenant, onChanged }: { tenant: Tenant; onChanged: () => Pr
         value={reason}
         onValue={setReason}
         maxLength={500}
-        hint="Recorded in the audit chain"
+        required={!on}
+        hint={on ? 'Recorded in the audit chain' : 'Required to turn it on; recorded in the audit chain'}
       />
       <ConfirmButton
         label={on ? 'Turn the kill switch off' : 'Turn the kill switch on'}
+        disabled={!on && reason.trim() === ''}
         question={
           on
             ? 'Turn the kill switch off? Intents are decided by policy again.'
