@@ -10,8 +10,24 @@ export const MCP_PATH = '/mcp';
 const MAX_SESSIONS = 1_000;
 /** A session with no open request and no activity for this long is closed. */
 const IDLE_MS = 30 * 60_000;
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '::1'];
+/** 127.0.0.0/8 written as a URL writes it (the URL parser normalizes the other IPv4 forms). */
+const IPV4_LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/** A `Host` or `Origin` hostname (as `new URL` gives it) that names the loopback. */
+function namesLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || IPV4_LOOPBACK.test(hostname);
+}
+
+/** An address to listen on that is the loopback: every 127.x.y.z, `::1`, `localhost`. */
+function isLoopbackAddress(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return (
+    bare === 'localhost' ||
+    bare === '::1' ||
+    IPV4_LOOPBACK.test(bare) ||
+    IPV4_LOOPBACK.test(bare.replace(/^::ffff:/, ''))
+  );
+}
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -49,10 +65,9 @@ function hostnameOf(value: string | undefined, withScheme: boolean): string | un
  */
 function localRequestProblem(req: http.IncomingMessage): string | undefined {
   const host = hostnameOf(req.headers.host, false);
-  if (host === undefined || !LOOPBACK_NAMES.includes(host))
-    return `Invalid Host: ${req.headers.host ?? '(none)'}`;
+  if (host === undefined || !namesLoopback(host)) return `Invalid Host: ${req.headers.host ?? '(none)'}`;
   const origin = req.headers.origin;
-  if (origin !== undefined && !LOOPBACK_NAMES.includes(hostnameOf(origin, true) ?? '')) {
+  if (origin !== undefined && !namesLoopback(hostnameOf(origin, true) ?? '')) {
     return `Invalid Origin: ${origin}`;
   }
   return undefined;
@@ -69,7 +84,7 @@ export async function listenStreamableHttp(options: {
   createServer: () => Server;
 }): Promise<HttpListener> {
   const sessions = new Map<string, Session>();
-  const loopback = LOOPBACK_HOSTS.includes(options.host);
+  const loopback = isLoopbackAddress(options.host);
 
   const track = (session: Session, res: http.ServerResponse) => {
     session.open += 1;

@@ -24,9 +24,9 @@ function faultOf(error: AuthorityApiError): { setting: string; problem: string }
  * until the service answers.
  */
 export async function checkService(client: AuthorityClient): Promise<ServiceCheck> {
+  let tenant: unknown;
   try {
-    await client.tenant.get();
-    return { ok: true };
+    tenant = await client.tenant.get();
   } catch (error) {
     if (!(error instanceof AuthorityApiError)) throw error;
     if (error.retryable) return { ok: false, reason: `${error.code}: ${error.message}` };
@@ -36,4 +36,14 @@ export async function checkService(client: AuthorityClient): Promise<ServiceChec
       `${problem}: GET /tenant answered ${error.status} ${error.code} (${error.message})`,
     );
   }
+  // The service answers its tenant: any other 200 (an object of another shape, another tenant) is
+  // a URL that points somewhere else.
+  const id = typeof tenant === 'object' && tenant !== null ? (tenant as { id?: unknown }).id : undefined;
+  if (id !== client.tenantId) {
+    throw new ConfigError(
+      'AUTHORITY_URL (--base-url)',
+      `does not answer as the service does: GET /tenant answered 200 without the tenant ${client.tenantId}`,
+    );
+  }
+  return { ok: true };
 }

@@ -42,6 +42,9 @@ export interface ToolCallGateOptions {
   memory?: EscalationMemory;
 }
 
+/** The progress of a call decided after an identical one (same actor, tool and arguments). */
+const QUEUED_MESSAGE = 'waiting for an identical call ahead of this one to be decided';
+
 /** Waiting goes on this long past an escalation's expiry before the gate stops asking. */
 const EXPIRY_GRACE_MS = 60_000;
 
@@ -80,14 +83,29 @@ export class ToolCallGate {
       return refuse(deniedByGateway('arguments too large', 'ARGUMENTS_TOO_LARGE'));
     }
     const key = sameCallKey(call.actor, call.name, call.arguments);
-    const previous = this.#inFlight.get(key) ?? Promise.resolve();
-    const current = previous.catch(() => undefined).then(() => this.#decide(key, call));
+    const previous = this.#inFlight.get(key);
+    // Queued behind an identical call that may wait for a human: the client hears from it too.
+    const ticker = previous === undefined ? undefined : this.#tick(call, QUEUED_MESSAGE);
+    const current = (previous ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => {
+        clearInterval(ticker);
+        return this.#decide(key, call);
+      });
     this.#inFlight.set(key, current);
     try {
       return await current;
     } finally {
+      clearInterval(ticker);
       if (this.#inFlight.get(key) === current) this.#inFlight.delete(key);
     }
+  }
+
+  /** `--wait-approval` progress: `message` at once and every progress interval, until cleared. */
+  #tick(call: GateCall, message: string): NodeJS.Timeout | undefined {
+    if (!this.#wait || call.onWaiting === undefined) return undefined;
+    call.onWaiting(message);
+    return setInterval(() => call.onWaiting?.(message), this.#progressMs);
   }
 
   async #decide(key: string, call: GateCall): Promise<GateOutcome> {
@@ -174,10 +192,7 @@ export class ToolCallGate {
     call: GateCall,
   ): Promise<GateOutcome> {
     const message = `waiting for approval (escalation ${escalation.escalationId}, intent ${escalation.intentId})`;
-    const ticker = call.onWaiting
-      ? setInterval(() => call.onWaiting?.(message), this.#progressMs)
-      : undefined;
-    call.onWaiting?.(message);
+    const ticker = this.#tick(call, message);
     try {
       // The service turns the escalation into EXPIRED at expiresAt; the grace covers clock skew.
       const left = expiresAt === undefined ? 0 : Date.parse(expiresAt) - Date.now();

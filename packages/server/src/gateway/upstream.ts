@@ -13,6 +13,9 @@ import { VERSION } from '../foundation/version.js';
 import { type UpstreamTarget, upstreamEnvironment } from './gateway-settings.js';
 
 /** The name the gateway gives itself towards the agent, and towards the upstream. */
+/** Pages of `tools/list` the gateway reads at most (a list of 1,000 pages is not an MCP server's). */
+const MAX_TOOL_PAGES = 1_000;
+
 export const GATEWAY_NAME = 'authority-gateway';
 
 /**
@@ -74,11 +77,19 @@ export async function connectUpstream(
   let cached: Promise<Tool[]> | undefined;
   const fetchAll = async (): Promise<Tool[]> => {
     const tools: Tool[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor === undefined ? {} : { cursor });
       tools.push(...page.tools);
       cursor = page.nextCursor;
+      // An upstream whose cursors go round, or never end, would hold every call: its list fails.
+      if (cursor !== undefined && (seen.has(cursor) || seen.size >= MAX_TOOL_PAGES)) {
+        throw new Error(
+          `the upstream's tools/list did not end: cursor ${JSON.stringify(cursor.slice(0, 80))} after ${seen.size + 1} pages`,
+        );
+      }
+      if (cursor !== undefined) seen.add(cursor);
     } while (cursor !== undefined);
     return tools;
   };

@@ -115,7 +115,13 @@ describe('authority gateway (command line)', () => {
 
   it('exits 2 naming the setting the service refuses at start, before starting the upstream', async () => {
     const service = await startService();
-    const notTheService = createServer((_request, response) => {
+    const notTheService = createServer((request, response) => {
+      // Another JSON API on this path: an object, but not the tenant.
+      if (request.url?.startsWith('/json/')) {
+        const body = request.url === '/json/other/tenant' ? { id: 'globex', name: 'x' } : { hello: 'world' };
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        return;
+      }
       response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
     });
     await new Promise<void>((resolve) => notTheService.listen(0, '127.0.0.1', resolve));
@@ -142,6 +148,14 @@ describe('authority gateway (command line)', () => {
         [
           { AUTHORITY_URL: elsewhere },
           /^authority: configuration error: AUTHORITY_URL \(--base-url\) does not answer as the service does: GET \/tenant answered 404 INVALID_RESPONSE /,
+        ],
+        [
+          { AUTHORITY_URL: `${elsewhere}/json` },
+          /^authority: configuration error: AUTHORITY_URL \(--base-url\) does not answer as the service does: GET \/tenant answered 200 without the tenant acme/,
+        ],
+        [
+          { AUTHORITY_URL: `${elsewhere}/json/other` },
+          /^authority: configuration error: AUTHORITY_URL \(--base-url\) does not answer as the service does: GET \/tenant answered 200 without the tenant acme/,
         ],
       ];
       for (const [wrong, expected] of cases) {

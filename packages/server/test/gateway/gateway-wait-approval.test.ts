@@ -81,6 +81,23 @@ describe('authority gateway --wait-approval', () => {
     assert.equal(view.tokenIssued, true);
   });
 
+  it('reports progress to an identical call queued behind a held one, so its client does not time out', async () => {
+    const path = `notes/${randomUUID()}.txt`;
+    const first = waitingCall({ path, content: 'twice' });
+    const intentId = await first.intent;
+    const queued = waitingCall({ path, content: 'twice' });
+    // At once, while the first still waits for a human (the client's timeout resets on progress).
+    for (let i = 0; i < 100 && queued.progress.length === 0; i += 1) await sleep(20);
+    assert.match(queued.progress[0]?.message ?? '', /^waiting for an identical call ahead of this one/);
+    await service.approver.decideApproval({ intentId, decision: 'deny', rationale: RATIONALE });
+    assert.equal((await first.result).isError, true);
+    // Decided after the first, it finds the same escalation, denied: no second intent.
+    const result = await queued.result;
+    assert.equal(decisionOf(result).decision, 'DENIED_AFTER_REVIEW');
+    assert.match(textOf(result), new RegExp(`\\(intent ${intentId}\\) was denied$`));
+    assert.deepEqual(writesTo(path), []);
+  });
+
   it('refuses the held call when the escalation is denied', async () => {
     const path = `notes/${randomUUID()}.txt`;
     const call = waitingCall({ path });
