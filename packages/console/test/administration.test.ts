@@ -226,7 +226,9 @@ describe('administration in the console', () => {
     await page.getByLabel('Target system').fill('acme/payments');
     await page.getByLabel('Type').selectOption('github');
     const config = page.getByLabel('Configuration (JSON)');
-    await config.fill('{"token": "ghp_neverStaysInThePage0123456789abcdefghij", "baseUrl": "http://127.0.0.1:9"}');
+    await config.fill(
+      '{"token": "ghp_neverStaysInThePage0123456789abcdefghij", "baseUrl": "http://127.0.0.1:9"}',
+    );
     await page.getByRole('button', { name: 'Register connector' }).click();
     await page.getByRole('status').filter({ hasText: 'Connector sealed-hook registered' }).waitFor();
     assert.equal(await config.inputValue(), '{}');
