@@ -1,11 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AuthorityClient } from '@authority-runtime/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { quote } from 'shlex';
 import { DECISION_META_KEY } from '../../src/gateway/refusals.js';
@@ -256,4 +261,21 @@ export function textOf(result: CallToolResult): string {
 /** `_meta["authority-runtime/decision"]` of a refused call (empty for a forwarded one). */
 export function decisionOf(result: CallToolResult): Record<string, unknown> {
   return (result._meta?.[DECISION_META_KEY] ?? {}) as Record<string, unknown>;
+}
+
+/** An MCP server of this process served over Streamable HTTP on loopback (a gateway's `--upstream-url`). */
+export async function serveOverHttp(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID });
+  await server.connect(transport);
+  const httpServer = http.createServer((req, res) => void transport.handleRequest(req, res));
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  const { port } = httpServer.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async close() {
+      await server.close();
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
 }

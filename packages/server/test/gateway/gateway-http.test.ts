@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   decisionOf,
@@ -11,6 +9,7 @@ import {
   RATIONALE,
   type Service,
   scratch,
+  serveOverHttp,
   startHttpGateway,
   startService,
   textOf,
@@ -21,20 +20,12 @@ import { createRecordingServer, type Recorded } from './recording-upstream.js';
 async function startHttpUpstream() {
   const records: Recorded[] = [];
   const { server } = createRecordingServer((entry) => records.push(entry));
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID });
-  await server.connect(transport);
-  const httpServer = http.createServer((req, res) => void transport.handleRequest(req, res));
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  const { port } = httpServer.address() as AddressInfo;
+  const served = await serveOverHttp(server);
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: served.url,
     calls: () => records.flatMap((r) => (r.event === 'call' ? [r] : [])),
     records,
-    async close() {
-      await server.close();
-      httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-    },
+    close: served.close,
   };
 }
 

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectUpstream } from '../../src/gateway/upstream.js';
+import { serveOverHttp } from './gateway-harness.js';
 
 /** An upstream over Streamable HTTP whose `tools/list` pages follow `nextCursorOf`. */
 async function pagingUpstream(nextCursorOf: (cursor: string | undefined) => string | undefined) {
@@ -20,20 +17,8 @@ async function pagingUpstream(nextCursorOf: (cursor: string | undefined) => stri
       ...(next === undefined ? {} : { nextCursor: next }),
     };
   });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID });
-  await server.connect(transport);
-  const httpServer = http.createServer((req, res) => void transport.handleRequest(req, res));
-  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  const { port } = httpServer.address() as AddressInfo;
-  return {
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
-    pages: () => pages,
-    async close() {
-      await server.close();
-      httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-    },
-  };
+  const served = await serveOverHttp(server);
+  return { url: new URL(served.url), pages: () => pages, close: served.close };
 }
 
 describe('the upstream tool list', () => {
