@@ -12,10 +12,10 @@ import {
 import { VERSION } from '../foundation/version.js';
 import { type UpstreamTarget, upstreamEnvironment } from './gateway-settings.js';
 
-/** The name the gateway gives itself towards the agent, and towards the upstream. */
 /** Pages of `tools/list` the gateway reads at most (a list of 1,000 pages is not an MCP server's). */
 const MAX_TOOL_PAGES = 1_000;
 
+/** The name the gateway gives itself towards the agent, and towards the upstream. */
 export const GATEWAY_NAME = 'authority-gateway';
 
 /**

@@ -50,16 +50,16 @@ export interface ActivePolicy {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-/**
- * Versioned tenant policies (contract §4.5): exactly one active version, the starter pack on first
- * use, pack installation, and the compiled form cached per (tenant, version) so rules compile once.
- */
 /** What a policy version holds: its rules and the packs they came from. */
 interface PolicyContent {
   rules: Rule[];
   packs: string[];
 }
 
+/**
+ * Versioned tenant policies (contract §4.5): exactly one active version, the starter pack on first
+ * use, pack installation, and the compiled form cached per (tenant, version) so rules compile once.
+ */
 export function createPolicyStore(deps: { storage: Storage; clock: Clock }) {
   const { storage, clock } = deps;
   const db = storage.db;
