@@ -75,9 +75,11 @@ describe('administration in the console', () => {
     assert.equal(await activeVersion(), 1);
 
     await page.getByRole('button', { name: 'Activate v2' }).click();
+    await page.getByRole('button', { name: 'Confirm: Activate v2' }).click();
     await page.getByRole('heading', { name: 'Active: v2' }).waitFor();
     assert.equal(await activeVersion(), 2);
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    await page.getByRole('button', { name: 'Confirm: Roll back to v1' }).click();
     await page.getByRole('heading', { name: 'Active: v1' }).waitFor();
     assert.equal(await activeVersion(), 1);
   });
@@ -266,6 +268,12 @@ describe('administration in the console', () => {
     await page.goto(`${server.base}/console/settings/keys`);
     const denied = page.getByRole('alert').filter({ hasText: 'keys:manage' });
     await denied.waitFor();
+    // A setting the role may read but not change is shown read-only, with the reason.
+    await page.goto(`${server.base}/console/settings/thresholds`);
+    await page.getByText('changing them needs authority:thresholds:write').waitFor();
+    const inputs = page.locator('form input');
+    assert.ok((await inputs.count()) > 0);
+    for (const input of await inputs.all()) assert.equal(await input.getAttribute('readonly'), '');
   });
 
   it('made no request outside the service', () => {

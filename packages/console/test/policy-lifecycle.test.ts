@@ -167,6 +167,7 @@ describe('policy simulation and review in the console', () => {
     assert.match((await row.textContent()) ?? '', /draft/);
     assert.equal(await row.getByRole('button', { name: 'Approve v3' }).count(), 0, 'not for its author');
     await row.getByRole('button', { name: 'Activate v3' }).click();
+    await row.getByRole('button', { name: 'Confirm: Activate v3' }).click();
     const refused = page.getByRole('alert').filter({ hasText: 'Activation refused' });
     await refused.waitFor();
     assert.match((await refused.textContent()) ?? '', /409/);
@@ -198,9 +199,11 @@ describe('policy simulation and review in the console', () => {
     assert.match((await reviewRow.textContent()) ?? '', /approved/);
     assert.deepEqual(await seriousViolations(page), []);
     await reviewRow.getByRole('button', { name: 'Activate v3' }).click();
+    await reviewRow.getByRole('button', { name: 'Confirm: Activate v3' }).click();
     await page.getByRole('heading', { name: 'Active: v3' }).waitFor();
     assert.equal(await activeVersion(), 3);
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    await page.getByRole('button', { name: 'Confirm: Roll back to v1' }).click();
     await page.getByRole('heading', { name: 'Active: v1' }).waitFor();
     assert.equal(await activeVersion(), 1);
   });

@@ -40,6 +40,8 @@ export function TextField(
     error?: string | undefined;
     /** Takes the focus when it appears (the one field of a step that replaced another). */
     autoFocus?: boolean;
+    /** Shown, not editable: a role that may read a setting but not change it. */
+    readOnly?: boolean;
   },
 ) {
   const id = useId();
@@ -56,6 +58,7 @@ export function TextField(
     inputMode: props.inputMode,
     pattern: props.pattern,
     maxLength: props.maxLength,
+    readOnly: props.readOnly,
     ref: input,
     'aria-describedby': describedBy || undefined,
     'aria-invalid': props.error ? true : undefined,

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import type { PolicyVersion, ReviewSetting } from '../../api/types.js';
+import { ConfirmButton } from '../../components/confirm.js';
 import { Checkbox, Form, TextArea } from '../../components/fields.js';
 import { Gate } from '../../components/gate.js';
 import { Json, Page, Section } from '../../components/page.js';
@@ -71,15 +72,17 @@ function History({
                   Edit a copy of v{version.version}
                 </button>
                 {!version.active && can('authority:policy:write') ? (
-                  <button
-                    type="button"
+                  <ConfirmButton
+                    kind="primary"
                     disabled={activate.busy}
-                    onClick={() => void activate.run(version.version)}
-                  >
-                    {version.version < active.version
-                      ? `Roll back to v${version.version}`
-                      : `Activate v${version.version}`}
-                  </button>
+                    label={
+                      version.version < active.version
+                        ? `Roll back to v${version.version}`
+                        : `Activate v${version.version}`
+                    }
+                    question={`Make v${version.version} the active policy? From the next decision on, every intent is decided by its ${version.rules.length} rules instead of v${active.version}'s.`}
+                    onConfirm={() => void activate.run(version.version)}
+                  />
                 ) : null}
               </td>
             </tr>

@@ -96,6 +96,7 @@ export function Thresholds() {
                 label={label}
                 hint={hint}
                 inputMode="numeric"
+                readOnly={!writable}
                 value={form[name]}
                 onValue={(value) => setForm({ ...form, [name]: value })}
               />
