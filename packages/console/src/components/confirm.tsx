@@ -5,8 +5,8 @@ import { useFocusOnShow } from './focus.js';
 /**
  * A consequential action in two steps: the first press asks, the second (Confirm) acts; Cancel and
  * Escape go back, and the focus with them to the button that asked. Focus moves to Confirm, inside
- * the fieldset whose legend is the question. `kind`
- * is `danger` (the default) for what weakens a control, `primary` for what strengthens one.
+ * the fieldset whose legend is the question. `kind` is `danger` (the default) for what weakens a
+ * control, `primary` for what strengthens one.
  */
 export function ConfirmButton({
   label,
