@@ -22,11 +22,12 @@ let tracer: Tracer | undefined;
 
 /**
  * Whether the environment asks for traces: an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT, or the
- * traces-only OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), and OTEL_SDK_DISABLED not `true`.
+ * traces-only OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), OTEL_SDK_DISABLED not `true` and
+ * OTEL_TRACES_EXPORTER not `none` (config.ts takes only `otlp` or `none`, as the SDK compares them).
  */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
-  if (env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none') return false;
+  if (env.OTEL_TRACES_EXPORTER?.trim() === 'none') return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
 

@@ -18,6 +18,11 @@ export interface IdempotencyKey {
   key: string;
 }
 
+/** The primary key's columns of a record, for `where`. */
+function columnsOf(key: IdempotencyKey) {
+  return { tenant_id: key.tenantId, scope: key.scope, key: key.key };
+}
+
 /** `idempotency_keys`: the primary key (tenant, scope, key) makes the first claim win. */
 export const idempotencyRepository = {
   /** Claims the key; fails with a unique violation when it is claimed already. */
@@ -45,9 +50,7 @@ export const idempotencyRepository = {
     const row = await db
       .selectFrom('idempotency_keys')
       .selectAll()
-      .where('tenant_id', '=', key.tenantId)
-      .where('scope', '=', key.scope)
-      .where('key', '=', key.key)
+      .where((eb) => eb.and(columnsOf(key)))
       .executeTakeFirst();
     return row
       ? {
@@ -68,9 +71,7 @@ export const idempotencyRepository = {
     const result = await db
       .updateTable('idempotency_keys')
       .set({ created_at: createdAtMs })
-      .where('tenant_id', '=', key.tenantId)
-      .where('scope', '=', key.scope)
-      .where('key', '=', key.key)
+      .where((eb) => eb.and(columnsOf(key)))
       .where('created_at', '=', fromMs)
       .where('status_code', 'is', null)
       .executeTakeFirst();
@@ -81,9 +82,7 @@ export const idempotencyRepository = {
   async deleteExpired(db: Executor, key: IdempotencyKey, now: number): Promise<void> {
     await db
       .deleteFrom('idempotency_keys')
-      .where('tenant_id', '=', key.tenantId)
-      .where('scope', '=', key.scope)
-      .where('key', '=', key.key)
+      .where((eb) => eb.and(columnsOf(key)))
       .where('expires_at', '<=', now)
       .execute();
   },
@@ -101,9 +100,7 @@ export const idempotencyRepository = {
     const result = await trx
       .updateTable('idempotency_keys')
       .set({ status_code: answer.statusCode, response: answer.body })
-      .where('tenant_id', '=', key.tenantId)
-      .where('scope', '=', key.scope)
-      .where('key', '=', key.key)
+      .where((eb) => eb.and(columnsOf(key)))
       .where('created_at', '=', claimedAtMs)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
@@ -119,9 +116,7 @@ export const idempotencyRepository = {
     await db
       .updateTable('idempotency_keys')
       .set({ status_code: answer.statusCode, response: answer.body })
-      .where('tenant_id', '=', key.tenantId)
-      .where('scope', '=', key.scope)
-      .where('key', '=', key.key)
+      .where((eb) => eb.and(columnsOf(key)))
       .where('created_at', '=', claimedAtMs)
       .where('status_code', 'is', null)
       .execute();
@@ -131,9 +126,7 @@ export const idempotencyRepository = {
   async release(db: Executor, key: IdempotencyKey, claimedAtMs: number): Promise<void> {
     await db
       .deleteFrom('idempotency_keys')
-      .where('tenant_id', '=', key.tenantId)
-      .where('scope', '=', key.scope)
-      .where('key', '=', key.key)
+      .where((eb) => eb.and(columnsOf(key)))
       .where('created_at', '=', claimedAtMs)
       .where('status_code', 'is', null)
       .execute();
