@@ -27,8 +27,8 @@ import { KeysResource } from './keys.js';
 import type { PagedList } from './paged-list.js';
 import { PhysicalResource } from './physical.js';
 import { PoliciesResource, TenantResource, ThresholdsResource } from './policies.js';
-import type { IdempotentCallOptions } from './resource.js';
-import { type CallOptions, errorFromAnswer, Transport } from './transport.js';
+import { expectedBody, type IdempotentCallOptions } from './resource.js';
+import { type Call, type CallOptions, Transport } from './transport.js';
 import { WebhooksResource } from './webhooks.js';
 
 /** Options of {@link AuthorityClient}. */
@@ -240,9 +240,8 @@ export class AuthorityClient {
    * ```
    */
   async health(options?: CallOptions): Promise<Health> {
-    const answer = await this.#transport.send({ route: R.health, retry: 'safe', options });
-    if (answer.status !== 200) throw errorFromAnswer(answer);
-    return answer.body as Health;
+    const call: Call = { route: R.health, retry: 'safe', options };
+    return expectedBody<Health>(call, await this.#transport.send(call), [200]);
   }
 
   /**
@@ -255,8 +254,7 @@ export class AuthorityClient {
    */
   async ready(options?: CallOptions): Promise<Readiness> {
     // Not retried: a 503 here is the answer, not a failure.
-    const answer = await this.#transport.send({ route: R.ready, retry: 'unprocessed', options });
-    if (answer.status !== 200 && answer.status !== 503) throw errorFromAnswer(answer);
-    return answer.body as Readiness;
+    const call: Call = { route: R.ready, retry: 'unprocessed', options };
+    return expectedBody<Readiness>(call, await this.#transport.send(call), [200, 503]);
   }
 }

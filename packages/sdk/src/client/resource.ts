@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Call, CallOptions, Transport } from './transport.js';
+import type { Answer, Call, CallOptions, Transport } from './transport.js';
 import { errorFromAnswer } from './transport.js';
 
 /**
@@ -58,17 +58,25 @@ export abstract class Resource {
 
   /** Sends `call` and resolves its body when the status is one of `ok`. */
   protected async expect<T>(call: Call, ok: readonly number[] = [200]): Promise<T> {
-    const answer = await this.transport.send(call);
-    if (!ok.includes(answer.status)) throw errorFromAnswer(answer);
-    const json = call.route.produces === 'application/json';
-    if (json && !hasWireType(call.route.schema.response[answer.status], answer.body)) {
-      throw errorFromAnswer(
-        answer,
-        `A ${answer.status} answer whose body does not have the JSON type of ${call.route.operationId}`,
-      );
-    }
-    return answer.body as T;
+    return expectedBody<T>(call, await this.transport.send(call), ok);
   }
+}
+
+/**
+ * @internal
+ * The body of `answer` to `call` when its status is one of `ok` and its JSON type is the one the
+ * route answers with that status; else the {@link AuthorityApiError} to throw.
+ */
+export function expectedBody<T>(call: Call, answer: Answer, ok: readonly number[]): T {
+  if (!ok.includes(answer.status)) throw errorFromAnswer(answer);
+  const json = call.route.produces === 'application/json';
+  if (json && !hasWireType(call.route.schema.response[answer.status], answer.body)) {
+    throw errorFromAnswer(
+      answer,
+      `A ${answer.status} answer whose body does not have the JSON type of ${call.route.operationId}`,
+    );
+  }
+  return answer.body as T;
 }
 
 /**

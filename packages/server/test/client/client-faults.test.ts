@@ -241,8 +241,19 @@ for (const engine of ENGINES) {
       const owner = clientFor(ownerKey);
       proxy.plan({ status: 200, body: page });
       await assert.rejects(owner.listApprovals().all(), invalid);
-      // The service's own answer passes.
+      // Liveness and readiness too: a page answered 200 (or 503) is not a service that is up.
+      proxy.plan({ status: 200, body: page });
+      await assert.rejects(client.health(), invalid);
+      proxy.plan({ status: 200, body: [1, 2] });
+      await assert.rejects(client.health(), invalid);
+      proxy.plan({ status: 200, body: page });
+      await assert.rejects(client.ready(), invalid);
+      proxy.plan({ status: 503, body: page });
+      await assert.rejects(client.ready(), invalid);
+      // The service's own answers pass.
       assert.ok(Array.isArray(await owner.listApprovals({ status: 'expired' }).all()));
+      assert.equal(typeof (await client.health()).version, 'string');
+      assert.equal((await client.ready()).ready, true);
     });
 
     it('answers a redirect once, as INVALID_RESPONSE with its status: never followed, never retried', async () => {
