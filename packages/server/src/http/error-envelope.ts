@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody } from '../errors/app-error.js';
 import { isDatabaseUnavailable, isUnstorableText } from '../errors/database-errors.js';
 import type { ErrorCode } from '../errors/error-codes.js';
+import { schemaIssues } from '../errors/schema-issues.js';
 
 /**
  * Requests under `/v1/physical/*` answer with the physical surface's lower-snake codes. The router
@@ -65,17 +66,13 @@ function validationIssues(error: FastifyLikeError): { path: string; message: str
       members.map((member) => member.params?.allowedValue),
     );
   }
-  return raw
+  const unions = raw
     .filter((issue) => !consumed.has(issue))
-    .map((issue) => {
-      const missing = issue.params?.requiredProperties ?? issue.params?.missingProperty;
-      const base = issue.instancePath ?? '';
-      const path =
-        Array.isArray(missing) && missing.length === 1 ? `${base}/${String(missing[0])}` : base || '/';
+    .map((issue): SchemaIssue => {
       const allowed = issue.keyword === 'enum' ? issue.params?.allowedValues : unionValues.get(issue);
-      const message = Array.isArray(allowed) && allowed.length > 0 ? oneOf(allowed) : issue.message;
-      return { path, message: message ?? 'is invalid' };
+      return Array.isArray(allowed) && allowed.length > 0 ? { ...issue, message: oneOf(allowed) } : issue;
     });
+  return schemaIssues(unions);
 }
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {

@@ -302,6 +302,34 @@ for (const engine of ENGINES) {
         }
       });
 
+      test('one issue per field at fault: an unknown member is not a known field, each missing one is required', async () => {
+        const error = assertError(
+          await physical('/v1/physical/probe', bearer(agentKey, 'acme'), '{"valu":1,"extra":true}'),
+          400,
+          'validation_error',
+        );
+        assert.deepEqual(error.details?.issues, [
+          { path: '/value', message: 'is required' },
+          { path: '/valu', message: 'is not a known field' },
+          { path: '/extra', message: 'is not a known field' },
+        ]);
+        assert.equal(error.message, '/value: is required');
+        const keys = assertError(
+          await postJson('/keys', '{"role":"agent","nme":"x"}'),
+          400,
+          'VALIDATION_ERROR',
+        );
+        assert.deepEqual(
+          ((keys.details?.issues ?? []) as { path: string; message: string }[]).filter((issue) =>
+            ['/name', '/nme'].includes(issue.path),
+          ),
+          [
+            { path: '/name', message: 'is required' },
+            { path: '/nme', message: 'is not a known field' },
+          ],
+        );
+      });
+
       test('unauthenticated with details.reason', async () => {
         for (const url of ['/physical/probe', '/v1/physical/probe']) {
           const missing = assertError(
@@ -732,6 +760,11 @@ for (const engine of ENGINES) {
         assert.deepEqual(rows, []);
         const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
         assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/admin')));
+        assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), [
+          'apiKey',
+          'bearer',
+          'portalSession',
+        ]);
       } finally {
         await app.close();
         await testStorage.dispose();

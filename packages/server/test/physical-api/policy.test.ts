@@ -136,7 +136,7 @@ for (const engine of ENGINES) {
         ],
         [{ policy: { clauses: [], colour: 'red' } }, '/policy/colour'],
         [{ policy: allowAll, activate: 'yes' }, '/activate'],
-        [{ policy: allowAll, extra: true }, '/'],
+        [{ policy: allowAll, extra: true }, '/extra'],
       ];
       for (const [body, path] of cases) {
         const res = await upload(owner, body);

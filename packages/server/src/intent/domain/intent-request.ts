@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { ValidationIssue } from '../../errors/app-error.js';
+import { type SchemaError, schemaIssues } from '../../errors/schema-issues.js';
 import { TARGET_SYSTEM_PATTERN } from '../../foundation/target-system.js';
 import { ACTOR_TYPES } from '../../policy/rule.js';
 import { exceedsDepth, jsonByteLength } from '../../request-checks/json-shape.js';
@@ -182,30 +183,6 @@ export function riskFlags(riskContext: RiskContext): RiskFlags {
 }
 
 const compiled = Compile(IntentRequestSchema);
-
-interface SchemaError {
-  keyword: string;
-  schemaPath: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  message: string;
-}
-
-function schemaIssues(errors: readonly SchemaError[]): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  for (const error of errors) {
-    // An unknown property is reported twice (the `false` sub-schema and `additionalProperties`).
-    if (error.keyword === 'boolean' && error.schemaPath.endsWith('/additionalProperties')) continue;
-    const named = error.params.additionalProperties ?? error.params.requiredProperties;
-    if ((error.keyword === 'additionalProperties' || error.keyword === 'required') && Array.isArray(named)) {
-      const message = error.keyword === 'required' ? 'is required' : 'is not a known field';
-      for (const name of named) issues.push({ path: `${error.instancePath}/${String(name)}`, message });
-      continue;
-    }
-    issues.push({ path: error.instancePath === '' ? '/' : error.instancePath, message: error.message });
-  }
-  return issues;
-}
 
 /**
  * The whole intake check in one call, for callers that do not validate through Fastify: the
