@@ -49,6 +49,9 @@ func NewClient(baseURL, tenantID, apiKey string, options Options) (*Client, erro
 	if tenantID == "" || apiKey == "" {
 		return nil, fmt.Errorf("%w: the tenant and the API key are required", ErrInvalidArgument)
 	}
+	if !visibleASCII(tenantID) || !visibleASCII(apiKey) {
+		return nil, fmt.Errorf("%w: the tenant and the API key are visible ASCII characters only (they travel in headers)", ErrInvalidArgument)
+	}
 	if options.Timeout <= 0 {
 		options.Timeout = 10 * time.Second
 	}
@@ -133,7 +136,20 @@ func (c *Client) SubmitIntent(ctx context.Context, request IntentRequest) (*Deci
 
 // GetIntent reads the intent record (GET /intent/:id), with its "status".
 func (c *Client) GetIntent(ctx context.Context, intentID string) (map[string]any, error) {
-	return c.object(ctx, http.MethodGet, "/intent/"+url.PathEscape(intentID), nil)
+	path, err := intentPath(intentID, "")
+	if err != nil {
+		return nil, err
+	}
+	return c.object(ctx, http.MethodGet, path, nil)
+}
+
+// intentPath is the path of an intent's route: /intent/<id><suffix>. An empty id is an argument
+// error, not a request for another route.
+func intentPath(intentID, suffix string) (string, error) {
+	if intentID == "" {
+		return "", fmt.Errorf("%w: the intent id is required", ErrInvalidArgument)
+	}
+	return "/intent/" + url.PathEscape(intentID) + suffix, nil
 }
 
 // WaitForApproval polls the intent every pollInterval (1 s when 0) until it leaves ESCALATED and
@@ -201,8 +217,12 @@ func (c *Client) FetchTokenWithKey(ctx context.Context, intentID, idempotencyKey
 	if idempotencyKey == "" {
 		idempotencyKey = newIdempotencyKey()
 	}
+	path, err := intentPath(intentID, "/token")
+	if err != nil {
+		return nil, err
+	}
 	answer, err := c.t.do(ctx, call{
-		method: http.MethodPost, path: "/intent/" + url.PathEscape(intentID) + "/token",
+		method: http.MethodPost, path: path,
 		idempotencyKey: idempotencyKey, authenticated: true,
 	})
 	if err != nil {
@@ -222,7 +242,11 @@ func (c *Client) DecideApproval(ctx context.Context, intentID, decision, rationa
 // While the intent's token can still be consumed, only the principal that submitted the intent
 // gets it; anyone else gets 409 CONFLICT (details.reason "token_live").
 func (c *Client) GetReceipt(ctx context.Context, intentID string) ([]byte, error) {
-	answer, err := c.t.do(ctx, call{method: http.MethodGet, path: "/intent/" + url.PathEscape(intentID) + "/receipt", authenticated: true})
+	path, err := intentPath(intentID, "/receipt")
+	if err != nil {
+		return nil, err
+	}
+	answer, err := c.t.do(ctx, call{method: http.MethodGet, path: path, authenticated: true})
 	if err != nil {
 		return nil, err
 	}

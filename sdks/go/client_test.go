@@ -283,6 +283,39 @@ func TestNewClientRefusesBadSettings(t *testing.T) {
 	if _, err := NewClient("http://x", "", "k", Options{}); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatal(err)
 	}
+	for _, pair := range [][2]string{{"demo\n", "k"}, {"demo", "key with space"}, {"démo", "k"}, {"demo", "k\r\nx-evil: 1"}} {
+		if _, err := NewClient("http://x", pair[0], pair[1], Options{}); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("%q: %v", pair, err)
+		}
+	}
+}
+
+func TestArgumentErrorsAreNeitherSentNorRetried(t *testing.T) {
+	s := newScripted(t)
+	client, err := NewClient(s.server.URL, "acme", "k", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	calls := map[string]func() error{
+		"a path without its leading slash": func() error { _, err := client.Do(ctx, http.MethodGet, "intent", nil); return err },
+		"a method that is not a token":     func() error { _, err := client.Do(ctx, "GE T", "/intent", nil); return err },
+		"GetIntent with no id":             func() error { _, err := client.GetIntent(ctx, ""); return err },
+		"FetchToken with no id":            func() error { _, err := client.FetchToken(ctx, ""); return err },
+		"GetReceipt with no id":            func() error { _, err := client.GetReceipt(ctx, ""); return err },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("%s: %v, want ErrInvalidArgument", name, err)
+		}
+	}
+	// WaitForApproval reports the argument error instead of waiting it out as ESCALATED.
+	if status, err := client.WaitForApproval(ctx, "", time.Second, 0); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("WaitForApproval: %q, %v", status, err)
+	}
+	if len(s.seen) != 0 {
+		t.Fatalf("%d requests sent", len(s.seen))
+	}
 }
 
 func TestLogKeyReadsTheTextAndRefusesAnythingElse(t *testing.T) {
@@ -326,6 +359,28 @@ func TestLogKeyReadsTheTextAndRefusesAnythingElse(t *testing.T) {
 // empty answers a status without a body, as a 204 No Content does.
 func empty(status int) func(http.ResponseWriter, *http.Request) {
 	return func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(status) }
+}
+
+func TestAnErrorAnswerWithoutTheEnvelopeIsInvalidResponseWithItsStatus(t *testing.T) {
+	page := func(status int) func(http.ResponseWriter, *http.Request) {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("content-type", "text/html")
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte("<html>not here</html>"))
+		}
+	}
+	s := newScripted(t, page(404), page(302), reply(409, []any{}))
+	client, _ := NewClient(s.server.URL, "acme", "k", Options{})
+	for _, status := range []int{404, 302, 409} {
+		var apiErr *APIError
+		_, err := client.GetIntent(context.Background(), "i-1")
+		if !errors.As(err, &apiErr) || apiErr.Code != "INVALID_RESPONSE" || apiErr.Status != status || apiErr.Retryable {
+			t.Fatalf("status %d: %#v", status, err)
+		}
+	}
+	if len(s.seen) != 3 {
+		t.Fatalf("%d requests, want 3 (none retried)", len(s.seen))
+	}
 }
 
 func TestDoSucceedsWithoutAValueOnAnEmpty2xx(t *testing.T) {

@@ -27,6 +27,9 @@ func serviceURL(base, path string) (string, error) {
 	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 		return "", fmt.Errorf("%w: the base URL must be an http(s) URL", ErrInvalidArgument)
 	}
+	if path != "" && !strings.HasPrefix(path, "/") {
+		return "", fmt.Errorf("%w: a path starts with /: %q", ErrInvalidArgument, path)
+	}
 	root := strings.TrimRight(base, "/")
 	if strings.HasSuffix(strings.TrimRight(parsed.Path, "/"), "/v1") && (path == "/v1" || strings.HasPrefix(path, "/v1/")) {
 		path = strings.TrimPrefix(path, "/v1")
@@ -133,6 +136,9 @@ func (t *transport) do(ctx context.Context, c call) (*response, error) {
 	if c.idempotencyKey != "" && !validIdempotencyKey(c.idempotencyKey) {
 		return nil, fmt.Errorf("%w: an Idempotency-Key is 1 to 255 visible ASCII characters", ErrInvalidArgument)
 	}
+	if _, err := http.NewRequest(c.method, target, nil); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidArgument, err)
+	}
 	for attempt := 1; ; attempt++ {
 		answer, apiErr := t.attempt(ctx, c, target, payload)
 		if apiErr == nil {
@@ -159,11 +165,17 @@ func (t *transport) do(ctx context.Context, c call) (*response, error) {
 
 // validIdempotencyKey says whether the service takes key: 1 to 255 visible ASCII characters.
 func validIdempotencyKey(key string) bool {
-	if len(key) > 255 {
+	return len(key) <= 255 && visibleASCII(key)
+}
+
+// visibleASCII says whether s is one or more visible ASCII characters: a header value that needs
+// no quoting and holds no line break.
+func visibleASCII(s string) bool {
+	if s == "" {
 		return false
 	}
-	for i := 0; i < len(key); i++ {
-		if key[i] < 0x21 || key[i] > 0x7e {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
 			return false
 		}
 	}
@@ -235,7 +247,7 @@ func (t *transport) attempt(ctx context.Context, c call, target string, payload 
 			apiErr.RequestID = id
 		}
 	} else {
-		apiErr.Code = fmt.Sprintf("HTTP_%d", answer.StatusCode)
+		apiErr.Code = "INVALID_RESPONSE"
 		apiErr.Message = truncate(string(raw), 200)
 	}
 	if answer.StatusCode == 429 {

@@ -116,12 +116,28 @@ class RetryPolicy(unittest.TestCase):
         self.assertEqual(len(server.seen), 1)
         self.assertEqual((caught.exception.status, caught.exception.retry_after), (429, 3600.0))
 
+    def test_settings_and_paths_that_cannot_travel_are_refused_before_sending(self) -> None:
+        with StubServer([]) as server:
+            for tenant, key in (("demo\n", "k"), ("demo", "key with space"), ("démo", "k"), ("demo", "clé")):
+                with self.subTest(tenant=tenant, key=key), self.assertRaises(ValueError):
+                    AuthorityClient(server.url, tenant, key)
+            client = AuthorityClient(server.url, "acme", "k")
+            with self.assertRaises(ValueError):
+                client.request("GET", "intent")
+            self.assertEqual(server.seen, [], "nothing was sent")
+
     def test_an_idempotency_key_the_service_would_refuse_is_refused_before_sending(self) -> None:
         with StubServer([]) as server:
             client = AuthorityClient(server.url, "acme", "k")
-            for key in ("with space", "line\nbreak", "k" * 256, "clé"):
+            for key in ("", "with space", "line\nbreak", "k" * 256, "clé"):
                 with self.subTest(key=key), self.assertRaises(ValueError):
                     submit(client, idempotency_key=key)
+            for call in (
+                lambda: client.fetch_token("i-1", idempotency_key=""),
+                lambda: client.issue_physical_token({"intent": {}}, idempotency_key=""),
+            ):
+                with self.assertRaises(ValueError):
+                    call()
             self.assertEqual(server.seen, [], "nothing was sent")
 
     def test_network_errors_are_retried_then_reported_with_status_0(self) -> None:
@@ -320,6 +336,18 @@ class LogKey(unittest.TestCase):
 
 
 class GenericRequests(unittest.TestCase):
+    def test_an_error_answer_without_the_envelope_is_invalid_response_with_its_status(self) -> None:
+        html = {"content-type": "text/html"}
+        script: list[Any] = [(404, html, b"<html>not here</html>"), (302, {"location": "/x"}, b""), (409, {}, b"[]")]
+        with StubServer(script) as server:
+            client = AuthorityClient(server.url, "acme", "k")
+            for status in (404, 302, 409):
+                with self.assertRaises(AuthorityApiError) as raised:
+                    client.get_intent("i-1")
+                self.assertEqual((raised.exception.status, raised.exception.code), (status, "INVALID_RESPONSE"))
+                self.assertFalse(raised.exception.retryable)
+        self.assertEqual(len(server.seen), 3)
+
     def test_an_empty_2xx_is_none_and_a_body_that_is_not_json_is_invalid(self) -> None:
         script: list[Any] = [
             (204, {}, b""),

@@ -177,6 +177,8 @@ def service_url(base_url: str, path: str, query: Mapping[str, str] | None = None
     """
     if not base_url.startswith(("https://", "http://")):
         raise ValueError("base_url must be an http(s) URL")
+    if path != "" and not path.startswith("/"):
+        raise ValueError(f"a path starts with '/': {path!r}")
     root = base_url.rstrip("/")
     if urllib.parse.urlsplit(root).path.endswith("/v1") and (path == "/v1" or path.startswith("/v1/")):
         path = path.removeprefix("/v1")
@@ -207,7 +209,7 @@ def _envelope_error(status: int, body: Any, request_id: str | None, text: str) -
             retryable=retryable,
         )
     return AuthorityApiError(
-        status, f"HTTP_{status}", text[:200] or "no body", request_id=request_id, retryable=retryable
+        status, "INVALID_RESPONSE", text[:200] or "no body", request_id=request_id, retryable=retryable
     )
 
 
@@ -219,6 +221,7 @@ prove the request was not processed, for calls that would act twice (an approval
 
 _REPEATABLE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 _IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+_VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
 
 
 def _not_sent(error: BaseException | None) -> bool:
@@ -250,6 +253,8 @@ class Transport:
         for name, value in (("tenant_id", tenant_id), ("api_key", api_key)):
             if not isinstance(value, str) or value == "":
                 raise TypeError(f"{name} must be a non-empty string")
+            if not _VISIBLE_ASCII.fullmatch(value):
+                raise ValueError(f"{name} must be visible ASCII characters only (it travels in a header)")
         if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
             raise ValueError("max_attempts must be a positive integer")
         if not timeout > 0:

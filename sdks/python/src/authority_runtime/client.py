@@ -112,7 +112,7 @@ class AuthorityClient:
             "/intent",
             body,
             query={"explain": "true"} if explain else None,
-            idempotency_key=idempotency_key or str(uuid.uuid4()),
+            idempotency_key=str(uuid.uuid4()) if idempotency_key is None else idempotency_key,
             results=frozenset({403}),
         )
         return Decision.from_response(answer.status, answer.body, answer.request_id)
@@ -162,7 +162,7 @@ class AuthorityClient:
         answer = self._transport.request(
             "POST",
             f"/intent/{_path_id(intent_id)}/token",
-            idempotency_key=idempotency_key or str(uuid.uuid4()),
+            idempotency_key=str(uuid.uuid4()) if idempotency_key is None else idempotency_key,
         )
         return Decision.from_response(answer.status, answer.body, answer.request_id)
 
@@ -260,7 +260,7 @@ class AuthorityClient:
                 "POST",
                 "/v1/physical/authority-tokens",
                 dict(request),
-                idempotency_key=idempotency_key or str(uuid.uuid4()),
+                idempotency_key=str(uuid.uuid4()) if idempotency_key is None else idempotency_key,
             )
         except AuthorityApiError as error:
             if error.status in (422, 423) and error.code == "policy_denied":

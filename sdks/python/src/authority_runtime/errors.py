@@ -15,8 +15,9 @@ class AuthorityApiError(Exception):
     - ``status``: the HTTP status, or ``0`` when no answer arrived (network error, timeout).
     - ``code``: the envelope's code (``VALIDATION_ERROR``, ``AUTHORITY_LOOP_FAILED``,
       ``rate_limited``, ...); ``NETWORK_ERROR`` or ``TIMEOUT`` when ``status`` is 0;
-      ``INVALID_RESPONSE`` for an answer that is not the documented shape; ``HTTP_<status>`` for an
-      error answer without the envelope (a proxy's page, for example).
+      ``INVALID_RESPONSE``, with the answer's ``status``, for an answer that is not the documented
+      shape, an error answer without the envelope included (a proxy's page, for example), as in
+      the TypeScript SDK.
     - ``message``: human-readable, never a secret.
     - ``details``: the envelope's ``details`` (a dict), or ``None``.
     - ``request_id``: the ``x-request-id`` of the answer, when there was one.
