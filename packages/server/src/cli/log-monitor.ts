@@ -7,7 +7,7 @@ import {
   verifyConsistencyProof,
 } from '@authority-runtime/sdk';
 import { Command, Option } from 'commander';
-import { type LogVerifyOptions, logVerify } from './log-verify.js';
+import { emptyPrefixProblem, type LogVerifyOptions, logVerify } from './log-verify.js';
 import { USAGE_ERROR_AS_VERDICT } from './verdict-output.js';
 import { loadLogKey, withVerdict } from './verify-commands.js';
 
@@ -97,6 +97,13 @@ export async function monitorOnce(options: MonitorOptions, fetcher: typeof fetch
       throw new HistoryProblem(`the log rewrote history: two root hashes for size ${current.size}`);
     }
     return `unchanged at size ${current.size}`;
+  }
+  if (last.size === 0) {
+    // No proof exists from the empty tree, and none is needed: it is a prefix of every tree.
+    const problem = emptyPrefixProblem(hashFromHex(last.rootHash));
+    if (problem !== undefined) throw new HistoryProblem(problem);
+    saveState(options.state, current);
+    return `consistent from size 0 to ${current.size}`;
   }
   const body = JSON.parse(
     await get(`/audit/${tenant}/proof/consistency?from=${last.size}&to=${current.size}`),

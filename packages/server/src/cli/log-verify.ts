@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import {
   COSIGNATURE_V1_KEY_TYPE,
+  emptyTreeHash,
   hashFromHex,
   hashToHex,
   verifyCheckpoint,
@@ -51,8 +52,8 @@ export async function logVerify(
     (options.witness ?? []).map((source) => loadNoteKey(source, '--witness', COSIGNATURE_V1_KEY_TYPE)),
   );
   const quorum = quorumOf(options, witnesses.length);
-  if ((options.previous === undefined) !== (options.proof === undefined)) {
-    throw new VerifyInputError('--previous and --proof go together');
+  if (options.previous === undefined && options.proof !== undefined) {
+    throw new VerifyInputError('--proof needs --previous, the checkpoint it starts from');
   }
   const current = verifyCheckpoint(readText(file, 'checkpoint'), { logKey, witnesses, quorum });
   if (!current.valid) {
@@ -62,14 +63,23 @@ export async function logVerify(
   const { checkpoint } = current;
   const cosigned = current.cosignatures.map((c) => c.name);
   let history = '';
-  if (options.previous !== undefined && options.proof !== undefined) {
+  if (options.previous !== undefined) {
     const previous = verifyCheckpoint(readText(options.previous, 'checkpoint'), { logKey });
     if (!previous.valid) {
       out.write(`INVALID previous checkpoint: ${previous.reason}: ${previous.detail}\n`);
       return 1;
     }
     const from = previous.checkpoint;
-    const problem = consistencyProblem(from, checkpoint, readText(options.proof, 'consistency proof'));
+    // The empty tree is a prefix of every tree: no proof exists from size 0, none is needed.
+    if (options.proof === undefined && from.size !== 0) {
+      throw new VerifyInputError(
+        `--previous of size ${from.size} needs --proof, the consistency proof from it`,
+      );
+    }
+    const problem =
+      from.size === 0
+        ? emptyPrefixProblem(from.rootHash)
+        : consistencyProblem(from, checkpoint, readText(options.proof as string, 'consistency proof'));
     if (problem !== undefined) {
       out.write(`INVALID history: ${problem}\n`);
       return 1;
@@ -83,6 +93,15 @@ export async function logVerify(
   return 0;
 }
 
+/**
+ * Why a checkpoint of size 0 is not the empty tree's: its root must be SHA-256 of nothing (RFC 9162
+ * §2.1.1); then it is consistent with every later tree, with no proof.
+ */
+export function emptyPrefixProblem(rootHash: Uint8Array): string | undefined {
+  if (hashToHex(rootHash) === hashToHex(emptyTreeHash())) return undefined;
+  return `the checkpoint of size 0 has root ${hashToHex(rootHash)}, not the empty tree's: the log rewrote history`;
+}
+
 function consistencyProblem(
   from: { size: number; rootHash: Uint8Array },
   to: { size: number; rootHash: Uint8Array },
@@ -93,7 +112,19 @@ function consistencyProblem(
   try {
     body = JSON.parse(proofText) as typeof body;
   } catch {
-    return 'the consistency proof is not JSON ({from, to, proof} as GET /audit/:tenantId/proof/consistency answers)';
+    throw new VerifyInputError(
+      'the consistency proof is not JSON ({from, to, proof} as GET /audit/:tenantId/proof/consistency answers)',
+    );
+  }
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    typeof body.from !== 'number' ||
+    typeof body.to !== 'number'
+  ) {
+    throw new VerifyInputError(
+      'the consistency proof is not {from, to, proof} with numbers, as GET /audit/:tenantId/proof/consistency answers',
+    );
   }
   if (body.from !== from.size || body.to !== to.size) {
     return `the proof is from size ${String(body.from)} to ${String(body.to)}, the checkpoints are of sizes ${from.size} and ${to.size}`;

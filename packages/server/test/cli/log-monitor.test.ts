@@ -62,6 +62,21 @@ describe('authority log monitor', () => {
     assert.equal(await monitorOnce(options('honest.json')), 'consistent from size 5 to 12');
   });
 
+  it("moves on from the empty tree's checkpoint (size 0) without asking for a proof", async () => {
+    served.size = 0;
+    assert.equal(await monitorOnce(options('empty.json')), 'first checkpoint, size 0');
+    served.size = 3;
+    assert.equal(await monitorOnce(options('empty.json')), 'consistent from size 0 to 3');
+    served.size = 9;
+    assert.equal(await monitorOnce(options('empty.json')), 'consistent from size 3 to 9');
+    // A kept size-0 state whose root is not the empty tree's was rewritten: reported, not trusted.
+    writeFileSync(
+      path.join(dir, 'empty-lying.json'),
+      JSON.stringify({ origin: ORIGIN, size: 0, rootHash: hashToHex(honest.root(2)), note: '' }),
+    );
+    await assert.rejects(monitorOnce(options('empty-lying.json')), /the checkpoint of size 0 has root/);
+  });
+
   it('reports a fork re-signed with the log key, and keeps the last good state', async () => {
     served.size = 12;
     await monitorOnce(options('fork.json'));

@@ -129,7 +129,35 @@ describe('authority log verify', () => {
     await assert.rejects(run(note, { logKey: witnessA.verifierKey }), VerifyInputError);
     await assert.rejects(run(note, { witness: [honest.signer.verifierKey] }), /not a cosignature/);
     await assert.rejects(run(note, { witness: [witnessA.verifierKey], quorum: '2' }), /--quorum 2/);
-    await assert.rejects(run(note, { previous: note }), /--previous and --proof go together/);
+    await assert.rejects(run(note, { previous: note }), /--previous of size 12 needs --proof/);
+    await assert.rejects(run(note, { proof: note }), /--proof needs --previous/);
+    const older = file('5d.txt', honest.note(5));
+    await assert.rejects(run(note, { previous: older, proof: note }), /the consistency proof is not JSON/);
+    await assert.rejects(
+      run(note, { previous: older, proof: file('p-text.json', '{"from":"5","to":"12","proof":[]}') }),
+      /not \{from, to, proof\} with numbers/,
+    );
+  });
+
+  it("takes the empty tree's checkpoint (size 0) as a prefix of every tree, with or without a proof", async () => {
+    const empty = file('0.txt', honest.note(0));
+    const newer = file('12e.txt', honest.note(12));
+    const alone = await run(newer, { previous: empty });
+    assert.equal(alone.status, 0, alone.out);
+    assert.match(alone.out, /; consistent with the checkpoint of size 0\n$/);
+    const withProof = await run(newer, {
+      previous: empty,
+      proof: file('p-0-12.json', JSON.stringify({ from: 0, to: 12, proof: [] })),
+    });
+    assert.equal(withProof.status, 0, withProof.out);
+    // A size-0 checkpoint signed with another root than the empty tree's is a rewritten history.
+    const body = formatCheckpoint({ origin: ORIGIN, size: 0, rootHash: honest.root(3) });
+    const lying = await run(newer, { previous: file('0-lying.txt', signNote(body, [honest.signer])) });
+    assert.equal(lying.status, 1);
+    assert.match(
+      lying.out,
+      /^INVALID history: the checkpoint of size 0 has root [0-9a-f]{64}, not the empty tree's/,
+    );
   });
 
   it('runs as a command: VALID first and exit 0, INVALID and exit 1, unreadable exit 2', async () => {
