@@ -85,6 +85,12 @@ const SECURITY_SCHEMES = {
   },
 } as const;
 
+/** The security schemes the routes use: the operator's only when its routes are documented. */
+function usedSchemes(routes: readonly WireRoute[]): Partial<typeof SECURITY_SCHEMES> {
+  const used = new Set(routes.flatMap((route) => SECURITY[route.security].flatMap(Object.keys)));
+  return Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => used.has(name)));
+}
+
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -152,7 +158,19 @@ class SchemaNamer {
   }
 }
 
-const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+/**
+ * A route's path in the document: OpenAPI's `{param}` form, and the physical surface under `/v1`,
+ * as the contract names it (`/v1/physical/*`; the service strips a leading `/v1` on every path).
+ *
+ * @example
+ * ```ts
+ * documentedPath('/physical/authority-tokens/:jti/revoke'); // '/v1/physical/authority-tokens/{jti}/revoke'
+ * ```
+ */
+export function documentedPath(path: string): string {
+  const surface = path.startsWith('/physical/') ? `/v1${path}` : path;
+  return surface.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
 
 function parametersOf(namer: SchemaNamer, route: WireRoute): JsonObject[] {
   const out: JsonObject[] = [];
@@ -247,7 +265,7 @@ export function buildOpenApiDocument(input: OpenApiInput): JsonObject {
   const namer = new SchemaNamer(input.components);
   const paths: Record<string, JsonObject> = {};
   for (const route of input.routes) {
-    const path = openApiPath(route.path);
+    const path = documentedPath(route.path);
     paths[path] ??= {};
     (paths[path] as JsonObject)[route.method.toLowerCase()] = operationOf(namer, route);
   }
@@ -258,7 +276,7 @@ export function buildOpenApiDocument(input: OpenApiInput): JsonObject {
       title: 'Authority Runtime',
       version: input.version,
       description:
-        'Authorization runtime for AI agents and physical machines. Agents propose actions; the service answers APPROVED with a signed single-use token, ESCALATED or DENIED, and records every outcome in a per-tenant hash-chained audit log. A leading `/v1` on any path is accepted. Every answer carries `x-request-id`.',
+        'Authorization runtime for AI agents and physical machines. Agents propose actions; the service answers APPROVED with a signed single-use token, ESCALATED or DENIED, and records every outcome in a per-tenant hash-chained audit log. The physical surface is documented under `/v1/physical`, as the contract names it; a leading `/v1` on any other path is accepted too. Every answer carries `x-request-id`.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     // Relative (contract §13.4): "Try it out" in /docs works from whatever address serves it.
@@ -267,7 +285,7 @@ export function buildOpenApiDocument(input: OpenApiInput): JsonObject {
     paths,
     components: {
       schemas: namer.schemas,
-      securitySchemes: SECURITY_SCHEMES,
+      securitySchemes: usedSchemes(input.routes),
       headers: {
         RequestId: {
           description: "The request's id: the caller's `x-request-id` when valid, else a new one",

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { IntentResponse, PolicyRule, WIRE_ROUTE_LIST } from '@authority-runtime/sdk/wire';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Value } from 'typebox/value';
+import { documentedPath } from '../../src/http/openapi.js';
 import { portalLogin } from '../access/portal-helpers.js';
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -37,8 +38,8 @@ interface Document {
 const NOT_ERRORS = new Set([
   'post /intent 403',
   'get /ready 503',
-  'post /physical/authority-tokens 422',
-  'post /physical/authority-tokens 423',
+  'post /v1/physical/authority-tokens 422',
+  'post /v1/physical/authority-tokens 423',
 ]);
 
 const operations = (doc: Document) =>
@@ -63,9 +64,20 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(doc.servers, [{ url: '/' }]);
   });
 
+  it('documents the physical surface under /v1/physical, as the contract names it', () => {
+    const physical = Object.keys(doc.paths).filter((path) => path.includes('/physical/'));
+    assert.ok(physical.length > 10, physical.join(', '));
+    assert.deepEqual(
+      physical.filter((path) => !path.startsWith('/v1/physical/')),
+      [],
+    );
+    assert.ok(doc.paths['/v1/physical/authority-tokens']?.post);
+    assert.ok(doc.paths['/v1/physical/authority-tokens/{jti}/revoke']?.post);
+  });
+
   it('declares x-tenant-id inline and the security of every tenant route', () => {
     for (const route of WIRE_ROUTE_LIST) {
-      const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      const path = documentedPath(route.path);
       const operation = doc.paths[path]?.[route.method.toLowerCase()];
       assert.ok(operation, `${route.method} ${path}`);
       const tenantHeader = operation.parameters?.find((p) => p.name === 'x-tenant-id');
@@ -246,7 +258,7 @@ describe('body-capable operations declare the 413 and 415 they answer', () => {
       const url = route.path.replace(/:tenantId\b/g, 'acme').replace(/:[A-Za-z]+/g, 'x1');
       const headers = headersFor[route.security ?? 'public'] ?? {};
       const method = route.method as 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-      const operation = doc.paths[route.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[method.toLowerCase()];
+      const operation = doc.paths[documentedPath(route.path)]?.[method.toLowerCase()];
       assert.ok(operation, `${method} ${route.path} in the document`);
       const text = await t.app.inject({
         method,
