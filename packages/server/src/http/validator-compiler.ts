@@ -2,6 +2,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
+import { type CheckError, narrowUnionErrors } from './union-errors.js';
 
 /** Decimal digits, optionally signed, with an optional fraction: no exponent, hex, blank or sign `+`. */
 const DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -77,6 +78,6 @@ export const strictTypeBoxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({
       }
     }
     if (validator.Check(checked)) return { value: checked };
-    return { error: validator.Errors(checked) };
+    return { error: narrowUnionErrors(schema, checked, [...validator.Errors(checked)] as CheckError[]) };
   };
 };
