@@ -478,11 +478,11 @@ func TestCallersDeadlineIsTIMEOUTAndCancellationIsNot(t *testing.T) {
 		t.Fatalf("the caller's deadline: %#v", err)
 	}
 
-	// The caller cancels while the body trickles: a NETWORK_ERROR saying so, not retried.
+	// The caller cancels while the body trickles: ABORTED saying so, not retryable nor retried.
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	_, err := client.Do(ctx, http.MethodGet, "/slow", nil)
-	if !errors.As(err, &apiErr) || apiErr.Code != "NETWORK_ERROR" || apiErr.Status != 0 || !strings.Contains(apiErr.Message, "context canceled") {
+	if !errors.As(err, &apiErr) || apiErr.Code != "ABORTED" || apiErr.Retryable || apiErr.Status != 0 || !strings.Contains(apiErr.Message, "context canceled") {
 		t.Fatalf("the caller's cancellation while reading: %#v", err)
 	}
 
@@ -498,7 +498,7 @@ func TestCallersDeadlineIsTIMEOUTAndCancellationIsNot(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	go func() { <-waiting; cancel() }()
 	_, err = client.Do(ctx, http.MethodGet, "/slow", nil)
-	if !errors.As(err, &apiErr) || apiErr.Code != "NETWORK_ERROR" || apiErr.Status != 0 || !strings.Contains(apiErr.Message, "context canceled") {
+	if !errors.As(err, &apiErr) || apiErr.Code != "ABORTED" || apiErr.Retryable || apiErr.Status != 0 || !strings.Contains(apiErr.Message, "context canceled") {
 		t.Fatalf("the caller's cancellation before the headers: %#v", err)
 	}
 	if len(s.seen) != 3 {

@@ -11,9 +11,9 @@ type APIError struct {
 	// Status is the HTTP status, or 0 when no answer arrived (network error, timeout).
 	Status int
 	// Code is the envelope's code (VALIDATION_ERROR, AUTHORITY_LOOP_FAILED, rate_limited, ...);
-	// NETWORK_ERROR or TIMEOUT when Status is 0; INVALID_RESPONSE, with the answer's Status, for
-	// an answer that is not the documented shape, an error answer without the envelope included
-	// (a proxy's page), as in the TypeScript SDK.
+	// NETWORK_ERROR, TIMEOUT or ABORTED (the caller cancelled its context) when Status is 0;
+	// INVALID_RESPONSE, with the answer's Status, for an answer that is not the documented shape,
+	// an error answer without the envelope included (a proxy's page), as in the TypeScript SDK.
 	Code string
 	// Message is human-readable and never holds a secret.
 	Message string

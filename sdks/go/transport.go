@@ -258,12 +258,16 @@ func (t *transport) attempt(ctx context.Context, c call, target string, payload 
 
 // failure is the error of an attempt that got no complete answer, at status 0: TIMEOUT when a
 // deadline passed, the client's Timeout or the caller's context deadline, whether before the
-// answer's headers or while reading its body; NETWORK_ERROR otherwise, the caller's cancellation
-// of its context included (its message then ends with "context canceled").
+// answer's headers or while reading its body; ABORTED, not retryable, when the caller cancelled
+// its context (the message then ends with "context canceled"), as the TypeScript SDK's aborted
+// signal; NETWORK_ERROR otherwise.
 func (t *transport) failure(ctx context.Context, err error, prefix, missing string) *APIError {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return &APIError{Code: "ABORTED", Message: prefix + ": " + err.Error(), cause: err}
+	}
 	var netErr net.Error
 	timedOut := errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
-	if !timedOut || errors.Is(ctx.Err(), context.Canceled) {
+	if !timedOut {
 		return &APIError{Code: "NETWORK_ERROR", Message: prefix + ": " + err.Error(), Retryable: true, cause: err}
 	}
 	message := fmt.Sprintf("%s within %s", missing, t.timeout)
