@@ -51,7 +51,18 @@ export function buildWitnessServer(options: WitnessServerOptions): FastifyInstan
         latest: (origin) => options.state.latest(origin),
       });
       if (decision.status !== 200) {
-        if (decision.signed) {
+        if (decision.status === 409) {
+          // Routine: the log's idea of the size last cosigned is stale (a restart, another
+          // instance); it retries with the size answered. Not evidence against the log.
+          options.report(
+            JSON.stringify({
+              level: 'info',
+              msg: 'answered a stale old size with the size last cosigned',
+              latestSize: decision.latestSize,
+              time: new Date(options.clock()).toISOString(),
+            }),
+          );
+        } else if (decision.signed) {
           options.report(
             JSON.stringify({
               level: 'warn',
