@@ -160,7 +160,16 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
           target,
           {
             method,
-            headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+            // A body's length is known: sent as Content-Length, never chunked, so that receivers
+            // that do not read chunked requests (simple witnesses and webhook endpoints) get it.
+            headers:
+              body === undefined
+                ? headers
+                : {
+                    'content-type': 'application/json',
+                    ...headers,
+                    'content-length': String(Buffer.byteLength(body)),
+                  },
             lookup,
             agent: false,
           },
@@ -193,8 +202,7 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
         const timer = setTimeout(() => req.destroy(new EgressTimeoutError(timeoutMs)), timeoutMs);
         req.on('error', (error) => settle(() => reject(error)));
         req.on('close', () => clearTimeout(timer));
-        if (body !== undefined) req.write(body);
-        req.end();
+        req.end(body);
       });
     },
   };

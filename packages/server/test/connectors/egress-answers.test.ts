@@ -16,6 +16,16 @@ describe('answers read by the egress client', () => {
 
   before(async () => {
     server = http.createServer((req, res) => {
+      if (req.url === '/echo-headers') {
+        const body: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => body.push(chunk));
+        req.on('end', () =>
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ headers: req.headers, body: Buffer.concat(body).toString('utf8') })),
+        );
+        return;
+      }
       const size = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('bytes'));
       if (req.url?.startsWith('/endless')) {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -39,6 +49,20 @@ describe('answers read by the egress client', () => {
   });
 
   const get = (path: string) => client.request({ method: 'GET', url: `${base}${path}`, timeoutMs: 5_000 });
+
+  it('sends a body with its Content-Length, never chunked (receivers that read only that get it)', async () => {
+    const body = '{"note":"old 0\\n… ünïcode"}';
+    const answer = await client.request({
+      method: 'POST',
+      url: `${base}/echo-headers`,
+      body,
+      timeoutMs: 5_000,
+    });
+    const seen = JSON.parse(answer.body) as { headers: Record<string, string>; body: string };
+    assert.equal(seen.headers['content-length'], String(Buffer.byteLength(body)));
+    assert.equal(seen.headers['transfer-encoding'], undefined);
+    assert.equal(seen.body, body);
+  });
 
   it('reads a body up to 1 MiB whole', async () => {
     for (const bytes of [0, 1_000, MAX_RESPONSE_BYTES]) {
