@@ -72,6 +72,17 @@ for (const engine of ENGINES) {
       assert.equal(response.json().authorityDecisionToken, undefined);
       assert.equal(response.json().audit.entriesWritten, 2);
 
+      // Asked for, the explanation is there as on /authority/evaluate: the rules its own budget
+      // reached before the costly one (none here: allow-all matched, costly is next).
+      const explained = await t.app.inject({
+        method: 'POST',
+        url: '/intent?explain=true',
+        headers: agent,
+        payload,
+      });
+      assert.equal(explained.statusCode, 403, explained.body);
+      assert.deepEqual(explained.json().authorityDecision.explanation, []);
+
       // /authority/evaluate spends one budget over its two passes and answers the same way.
       const evaluated = await t.app.inject({
         method: 'POST',
@@ -82,6 +93,7 @@ for (const engine of ENGINES) {
       assert.equal(evaluated.statusCode, 200, evaluated.body);
       assert.equal(evaluated.json().decision, 'DENY');
       assert.deepEqual(evaluated.json().decidingRule, SIGNAL);
+      assert.deepEqual(evaluated.json().explanation, []);
 
       // A small input under the same policy is decided by its rules.
       const small = await t.app.inject({

@@ -163,6 +163,8 @@ const authorityRules: GateStep = (state) => {
     ...(input.budgetSteps === undefined ? {} : { budgetSteps: input.budgetSteps }),
   });
   state.evaluationSteps = evaluated.steps;
+  // Asked for, the explanation is given whatever the decision; it has a budget of its own.
+  if (evaluated.explanation) state.explanation = evaluated.explanation;
   if (evaluated.budgetExceeded) {
     // The rules evaluated before the budget ran out say nothing about the others: only the floor
     // (evaluated whole) and the signal are reported.
@@ -172,7 +174,6 @@ const authorityRules: GateStep = (state) => {
     );
     return { effect: 'DENY', matchedRules: [...state.matched, rule], decidingRule: rule };
   }
-  if (evaluated.explanation) state.explanation = evaluated.explanation;
   for (const rule of evaluated.matched) {
     state.matched.push(rule);
     state.rationale.push(`rule ${rule.id} matched: ${rule.effect}`);
