@@ -336,6 +336,20 @@ class LogKey(unittest.TestCase):
 
 
 class GenericRequests(unittest.TestCase):
+    def test_a_typed_call_refuses_json_of_another_shape(self) -> None:
+        script: list[Any] = [(200, {}, b"[1, 2]"), (200, {}, b'"text"'), (200, {}, b"[]"), (200, {}, b"null")]
+        with StubServer(script) as server:
+            client = AuthorityClient(server.url, "acme", "k")
+            for call in (
+                lambda: client.get_intent("i-1"),
+                lambda: client.verify_chain(),
+                lambda: client.jwks(),
+                lambda: client.decide_approval("i-1", "approve", "ok"),
+            ):
+                with self.assertRaises(AuthorityApiError) as raised:
+                    call()
+                self.assertEqual((raised.exception.status, raised.exception.code), (200, "INVALID_RESPONSE"))
+
     def test_an_error_answer_without_the_envelope_is_invalid_response_with_its_status(self) -> None:
         html = {"content-type": "text/html"}
         script: list[Any] = [(404, html, b"<html>not here</html>"), (302, {"location": "/x"}, b""), (409, {}, b"[]")]

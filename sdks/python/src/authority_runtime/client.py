@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ._http import Retry, Transport
+from ._http import Response, Retry, Transport
 from ._note import ED25519_KEY_TYPE, parse_verifier_key
 from .decision import Decision, PhysicalDecision
 from .errors import AuthorityApiError
@@ -17,6 +17,16 @@ __all__ = ["AuthorityClient"]
 
 #: Intent statuses that end the wait: the escalation was decided or expired.
 PENDING_STATUS = "ESCALATED"
+
+
+def _object(answer: Response) -> dict[str, Any]:
+    """The body of an answer that must be a JSON object (a record, a key set, a report);
+    ``INVALID_RESPONSE`` with the answer's status otherwise (a proxy's JSON array, say)."""
+    if not isinstance(answer.body, dict):
+        raise AuthorityApiError(
+            answer.status, "INVALID_RESPONSE", "the answer is not a JSON object", request_id=answer.request_id
+        )
+    return answer.body
 
 
 def _path_id(value: str) -> str:
@@ -78,9 +88,9 @@ class AuthorityClient:
         answer = self._transport.request(method, path, body, query=query, idempotency_key=idempotency_key, empty=True)
         return answer.body
 
-    def _json(self, method: str, path: str, body: Any = None, retry: Retry | None = None) -> Any:
-        """A route whose 2xx answer is a JSON document; an answer without one is ``INVALID_RESPONSE``."""
-        return self._transport.request(method, path, body, retry=retry).body
+    def _json(self, method: str, path: str, body: Any = None, retry: Retry | None = None) -> dict[str, Any]:
+        """A route whose 2xx answer is a JSON object; any other answer is ``INVALID_RESPONSE``."""
+        return _object(self._transport.request(method, path, body, retry=retry))
 
     # Intents ---------------------------------------------------------------------------------
 
@@ -122,10 +132,7 @@ class AuthorityClient:
         return self._intent(intent_id)
 
     def _intent(self, intent_id: str, deadline: float | None = None) -> dict[str, Any]:
-        result: dict[str, Any] = self._transport.request(
-            "GET", f"/intent/{_path_id(intent_id)}", deadline=deadline
-        ).body
-        return result
+        return _object(self._transport.request("GET", f"/intent/{_path_id(intent_id)}", deadline=deadline))
 
     def wait_for_approval(self, intent_id: str, timeout: float = 300.0, poll_interval: float = 1.0) -> str:
         """Polls the intent until it leaves ``ESCALATED`` and returns its status
@@ -205,14 +212,12 @@ class AuthorityClient:
     def jwks(self) -> dict[str, Any]:
         """The tenant's public key set (ACTIVE and PREVIOUS keys), for verifying tokens."""
         path = f"/.well-known/authority/{_path_id(self.tenant_id)}/jwks.json"
-        result: dict[str, Any] = self._transport.request("GET", path, authenticated=False).body
-        return result
+        return _object(self._transport.request("GET", path, authenticated=False))
 
     def jwks_archive(self) -> dict[str, Any]:
         """The tenant's RETIRED public keys, which still verify receipts."""
         path = f"/.well-known/authority/{_path_id(self.tenant_id)}/jwks-archive.json"
-        result: dict[str, Any] = self._transport.request("GET", path, authenticated=False).body
-        return result
+        return _object(self._transport.request("GET", path, authenticated=False))
 
     def log_key(self) -> str:
         """The tenant's log verifier key, ``<origin>+<key ID>+<base64>``, as
