@@ -13,12 +13,12 @@ export interface CheckError {
 const BRANCH = /^(.*\/anyOf)\/(\d+)(?=\/|$)/;
 const DISCRIMINATOR = /^(.*\/anyOf)\/\d+\/properties\/([^/]+)$/;
 
-const unescape = (segment: string) => segment.replaceAll('~1', '/').replaceAll('~0', '~');
+const unescapeSegment = (segment: string) => segment.replaceAll('~1', '/').replaceAll('~0', '~');
 
 /** The value at a JSON Pointer (`#/a/b` or `/a/b`), or undefined. */
 function at(root: unknown, pointer: string): unknown {
   let node = root;
-  for (const segment of pointer.replace(/^#/, '').split('/').slice(1).map(unescape)) {
+  for (const segment of pointer.replace(/^#/, '').split('/').slice(1).map(unescapeSegment)) {
     if (typeof node !== 'object' || node === null) return undefined;
     node = (node as Record<string, unknown>)[segment];
   }
@@ -79,7 +79,7 @@ export function narrowUnionErrors(
   let narrowed = [...errors];
   for (const { union, instance, segment } of unions) {
     const branches = at(schema, union);
-    const constants = discriminants(branches, unescape(segment));
+    const constants = discriminants(branches, unescapeSegment(segment));
     if (constants === undefined) continue;
     const inUnion = (error: CheckError) => {
       const branch = BRANCH.exec(error.schemaPath);
