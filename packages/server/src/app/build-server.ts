@@ -5,6 +5,8 @@ import { registerAjvFormats, type TypeBoxTypeProvider } from '@fastify/type-prov
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -226,6 +228,29 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     }
     app.log.info({ openConnections: await openConnections(app) }, 'drained; closing the listener');
   });
+  /** 405 with `allow` when the path takes other methods, else 404 (contract §1). */
+  const answerUnrouted = (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = [...knownMethods].filter((method) => {
+      const match = methods.find(method, path);
+      return match !== null && !hasEmptyParam(match.params);
+    });
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.sort().join(', '));
+      return sendError(
+        request,
+        reply,
+        new AppError(
+          'METHOD_NOT_ALLOWED',
+          `${path} does not take ${request.method}; it takes ${allowed.join(', ')}`,
+        ),
+      );
+    }
+    return sendError(request, reply, notFound(request.method, request.url));
+  };
+  app.setNotFoundHandler(answerUnrouted);
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (closing) {
@@ -237,6 +262,11 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
   });
   // CORS before access checks, so that refusals carry its headers and preflights need no credential.
   if (config.corsOrigins.length > 0) await registerCors(app, config.corsOrigins);
+  // 404 and 405 come first (contract §1): answered here, with CORS headers but before any limit,
+  // credential or body (a malformed or oversized body on an unknown route is still 404).
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return answerUnrouted(request, reply);
+  });
   app.addHook('onRequest', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
@@ -263,27 +293,6 @@ export async function buildServer(deps: ServerDeps): Promise<App> {
     };
     metrics.requests.inc(labels);
     metrics.duration.observe(labels, reply.elapsedTime / 1000);
-  });
-
-  app.setNotFoundHandler((request, reply) => {
-    reply.header('x-request-id', request.id);
-    const path = request.url.split('?')[0] ?? '/';
-    const allowed = [...knownMethods].filter((method) => {
-      const match = methods.find(method, path);
-      return match !== null && !hasEmptyParam(match.params);
-    });
-    if (allowed.length > 0) {
-      reply.header('allow', allowed.sort().join(', '));
-      return sendError(
-        request,
-        reply,
-        new AppError(
-          'METHOD_NOT_ALLOWED',
-          `${path} does not take ${request.method}; it takes ${allowed.join(', ')}`,
-        ),
-      );
-    }
-    return sendError(request, reply, notFound(request.method, request.url));
   });
 
   app.setErrorHandler((error, request, reply) => {

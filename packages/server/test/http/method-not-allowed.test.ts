@@ -42,6 +42,32 @@ describe('405 METHOD_NOT_ALLOWED', () => {
     }
   });
 
+  it('answers 404 and 405 before the body is read: malformed JSON, an oversized body, any content type', async () => {
+    const oversized = `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}`;
+    const cases: Array<[string, string, string, number, string]> = [
+      ['POST', '/nope', '{', 404, 'NOT_FOUND'],
+      ['POST', '/nope', oversized, 404, 'NOT_FOUND'],
+      ['PUT', '/intent', '{', 405, 'METHOD_NOT_ALLOWED'],
+      ['DELETE', '/intent', '{', 405, 'METHOD_NOT_ALLOWED'],
+      ['PUT', '/intent', oversized, 405, 'METHOD_NOT_ALLOWED'],
+      ['PUT', '/v1/physical/authority-tokens', '{', 405, 'method_not_allowed'],
+    ];
+    for (const [method, url, payload, status, code] of cases) {
+      for (const contentType of ['application/json', 'text/plain']) {
+        const res = await t.app.inject({
+          method: method as 'POST',
+          url,
+          headers: { 'content-type': contentType },
+          payload,
+        });
+        const context = `${method} ${url} (${contentType}, ${payload.length} bytes): ${res.statusCode} ${res.body.slice(0, 200)}`;
+        assert.equal(res.statusCode, status, context);
+        assert.equal(res.json().error.code, code, context);
+        if (status === 405) assert.equal(res.headers.allow, 'POST', context);
+      }
+    }
+  });
+
   it("a path with an empty segment where an id goes is unknown: 404, not a sibling route's 405 or 400", async () => {
     // Every id is at least one character, so `/intent/` is no declared path, with or without credentials.
     const headers = await t.ownerHeaders('acme');
