@@ -15,7 +15,7 @@ const (
 	// DefaultClockSkew is the tolerated clock difference between the service and the verifier.
 	DefaultClockSkew = 5 * time.Second
 	// MaxTokenLength bounds a token before any decoding work (TOKEN_MALFORMED beyond it).
-	MaxTokenLength = 16384
+	MaxTokenLength = 65536
 )
 
 // ErrInvalidArgument reports a misuse of the verifier (an empty expected tenant, no key source):

@@ -20,8 +20,12 @@ export const MAX_TOKEN_TTL_SECONDS = 300;
 /** Default tolerated clock difference between the service and the verifier, in seconds. */
 export const DEFAULT_CLOCK_SKEW_SECONDS = 5;
 
-/** Longer tokens are rejected as `TOKEN_MALFORMED` before any decoding work. */
-export const MAX_TOKEN_LENGTH = 16_384;
+/**
+ * Longer tokens are rejected as `TOKEN_MALFORMED` before any decoding work. 64 KiB holds every
+ * token the service mints: the longest claim, `proposedAction`, is at most 4,000 characters, about
+ * 24 KB of JSON when each is a control character written `\u00XX`, so 33 KB of base64url.
+ */
+export const MAX_TOKEN_LENGTH = 65_536;
 
 /** The claims of a verified Authority Decision Token: the wire contract's `DecisionTokenClaims`. */
 export type AuthorityTokenClaims = DecisionTokenClaims;

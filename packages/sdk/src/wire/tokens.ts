@@ -41,7 +41,11 @@ export type DecisionTokenClaims = Static<typeof DecisionTokenClaims>;
 /** The body of `POST /authority/tokens/consume`: the verifying adapter's identity and the token. */
 export const TokenConsumeRequest = Type.Object(
   {
-    token: Type.String({ minLength: 1, maxLength: 16_384 }),
+    token: Type.String({
+      minLength: 1,
+      description:
+        'Bounded by the body limit only: a token longer than the verifier takes (64 KiB) is answered 200 {valid: false, reason: "TOKEN_MALFORMED"}, like every token it cannot read',
+    }),
     adapterId: Type.String({ minLength: 1, maxLength: 200 }),
     targetSystem: Type.String({ minLength: 1, maxLength: 500 }),
   },

@@ -144,6 +144,12 @@ function perAlgorithm(keys: Record<string, VectorKey>, alg: Alg): TokenVector[] 
   add('valid-iat-within-skew', 'iat 5 s ahead: at the skew limit', mint({ iat: N + 5 }), VALID);
   add('valid-nbf-within-skew', 'nbf 5 s ahead: at the skew limit', mint({ nbf: N + 5 }), VALID);
   add(
+    'valid-longest-action',
+    'proposedAction at its 4,000 characters, each a control character written \\u00XX in the claims: the longest token the service mints (about 33,000 characters)',
+    mint({ proposedAction: `list ${'\u0001'.repeat(3_995)}` }),
+    VALID,
+  );
+  add(
     'valid-ttl-fractional',
     'iat and exp need not be integers',
     mint({ iat: N - 10.5, exp: N + 289.5 }),
@@ -508,7 +514,7 @@ function structural(keys: Record<string, VectorKey>): TokenVector[] {
       `${b64url({ alg: 'none', typ: 'JWT' })}.${claims}.`,
       'TOKEN_MALFORMED',
     ],
-    ['too-long', 'longer than 16 384 characters', 'x'.repeat(20_000), 'TOKEN_MALFORMED'],
+    ['too-long', 'longer than 65 536 characters', 'x'.repeat(65_537), 'TOKEN_MALFORMED'],
     [
       'alg-none-unknown-kid',
       'alg none under a kid nobody published: the kid fails first',

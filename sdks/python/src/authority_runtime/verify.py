@@ -32,7 +32,7 @@ MAX_TOKEN_TTL_SECONDS = 300
 #: Tolerated clock difference between the service and the verifier, in seconds.
 DEFAULT_CLOCK_SKEW_SECONDS = 5.0
 #: Longer tokens are ``TOKEN_MALFORMED`` before any decoding work.
-MAX_TOKEN_LENGTH = 16_384
+MAX_TOKEN_LENGTH = 65_536
 
 _STRING_CLAIMS = (
     "intentId",
