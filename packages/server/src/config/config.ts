@@ -292,6 +292,13 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): Config {
   if (logOriginRaw !== undefined && !/^[\x21-\x2a\x2c-\x7e]{1,200}$/.test(logOriginRaw)) {
     throw new ConfigError('LOG_ORIGIN_PREFIX', 'must be 1 to 200 visible ASCII characters without "+"');
   }
+  if (logOriginRaw?.includes('://')) {
+    // C2SP tlog-checkpoint: an origin is a schema-less URL (`log.example.com/audit`).
+    throw new ConfigError(
+      'LOG_ORIGIN_PREFIX',
+      `must be a schema-less URL such as log.example.com (got "${logOriginRaw}")`,
+    );
+  }
   const logOriginPrefix = (logOriginRaw ?? new URL(publicBaseUrl).host).replace(/\/$/, '');
 
   const logLevelRaw = nonEmpty(flags.logLevel) ?? nonEmpty(env.LOG_LEVEL) ?? 'info';

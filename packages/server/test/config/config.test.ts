@@ -85,6 +85,9 @@ describe('configuration', () => {
     ['EGRESS_ALLOW_CIDRS', { EGRESS_ALLOW_CIDRS: '0x0a.0.0.0/8' }],
     ['AUTHORITY_ADMIN_TOKEN', { AUTHORITY_ADMIN_TOKEN: 'too-short' }],
     ['METRICS_TOKEN', { METRICS_TOKEN: 'short' }],
+    ['LOG_ORIGIN_PREFIX', { LOG_ORIGIN_PREFIX: 'log+x.example.org' }],
+    // C2SP tlog-checkpoint: an origin is a schema-less URL.
+    ['LOG_ORIGIN_PREFIX', { LOG_ORIGIN_PREFIX: 'https://log.example.org' }],
     ['RATE_LIMIT_PER_IP', { RATE_LIMIT_PER_IP: 'many' }],
     ['HOST', { HOST: 'bad host!' }],
     ['HOST', { HOST: '999.1.1.1' }],
