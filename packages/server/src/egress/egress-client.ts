@@ -52,7 +52,10 @@ export interface EgressResponse {
   status: number;
   /** The answer's body, at most its first MAX_RESPONSE_BYTES. */
   body: string;
-  /** True when the answer was longer: the rest was not read. */
+  /**
+   * True when the body was not read to its end: it was longer than MAX_RESPONSE_BYTES, or it was
+   * still arriving at the deadline (the status stands: the peer did answer).
+   */
   truncated: boolean;
   /** Response headers, names lower-cased; repeated headers joined with ", ". */
   headers: Record<string, string>;
@@ -149,6 +152,8 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
       const headers = withTraceHeaders(given);
       const transport = target.protocol === 'https:' ? https : http;
       return new Promise<EgressResponse>((resolve, reject) => {
+        /** The answer so far, once its status and headers arrived. */
+        let partial: (() => EgressResponse) | undefined;
         let settled = false;
         const settle = (outcome: () => void) => {
           if (settled) return;
@@ -182,6 +187,7 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
               truncated,
               headers: responseHeaders(res.headers),
             });
+            partial = () => answer(true);
             res.on('data', (chunk: Buffer) => {
               const room = MAX_RESPONSE_BYTES - size;
               if (chunk.length <= room) {
@@ -199,7 +205,17 @@ export function createEgressClient(policy: EgressPolicy, resolver: Resolver = sy
           },
         );
         // One deadline over the whole exchange (an idle-socket timeout could never fire first).
-        const timer = setTimeout(() => req.destroy(new EgressTimeoutError(timeoutMs)), timeoutMs);
+        // An answer whose status arrived in time keeps it, with the body read so far: a peer that
+        // answered 200 and trickles its body did receive the call.
+        const timer = setTimeout(() => {
+          const answered = partial;
+          if (answered === undefined) {
+            req.destroy(new EgressTimeoutError(timeoutMs));
+            return;
+          }
+          settle(() => resolve(answered()));
+          req.destroy();
+        }, timeoutMs);
         req.on('error', (error) => settle(() => reject(error)));
         req.on('close', () => clearTimeout(timer));
         req.end(body);

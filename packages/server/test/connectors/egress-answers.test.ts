@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createEgressClient, MAX_RESPONSE_BYTES } from '../../src/egress/egress-client.js';
+import {
+  createEgressClient,
+  EgressTimeoutError,
+  MAX_RESPONSE_BYTES,
+} from '../../src/egress/egress-client.js';
 
 /**
  * What the outbound client makes of an answer: a receiver that answered 2xx did receive the call,
@@ -27,6 +31,15 @@ describe('answers read by the egress client', () => {
         return;
       }
       const size = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('bytes'));
+      if (req.url === '/trickle' || req.url === '/silent') {
+        // The status and headers at once (or nothing at all), then a byte every 50 ms.
+        if (req.url === '/silent') return;
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{');
+        const timer = setInterval(() => res.write('x'), 50);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
       if (req.url?.startsWith('/endless')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         const chunk = Buffer.alloc(64 * 1024, 'x');
@@ -62,6 +75,18 @@ describe('answers read by the egress client', () => {
     assert.equal(seen.headers['content-length'], String(Buffer.byteLength(body)));
     assert.equal(seen.headers['transfer-encoding'], undefined);
     assert.equal(seen.body, body);
+  });
+
+  it('keeps the status of an answer whose body is still arriving at the deadline; no status is a timeout', async () => {
+    const started = Date.now();
+    const slow = await client.request({ method: 'POST', url: `${base}/trickle`, body: '{}', timeoutMs: 400 });
+    assert.deepEqual([slow.status, slow.truncated], [200, true]);
+    assert.ok(slow.body.startsWith('{'), slow.body);
+    assert.ok(Date.now() - started < 2_000, 'answered at the deadline');
+    await assert.rejects(
+      client.request({ method: 'POST', url: `${base}/silent`, body: '{}', timeoutMs: 300 }),
+      EgressTimeoutError,
+    );
   });
 
   it('reads a body up to 1 MiB whole', async () => {
