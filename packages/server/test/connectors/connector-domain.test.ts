@@ -54,6 +54,9 @@ describe('connector config', () => {
       [{ url: 'https://x.example.com', healthUrl: 7 }, ['/config/healthUrl']],
       [{ url: 'https://x.example.com', headers: [] }, ['/config/headers']],
       [{ url: 'https://x.example.com', headers: { Authorization: 'x' } }, ['/config/headers/Authorization']],
+      // Set by the adapter on every call: configured, they would be dropped or clash.
+      [{ url: 'https://x.example.com', headers: { 'User-Agent': 'mine/1' } }, ['/config/headers/User-Agent']],
+      [{ url: 'https://x.example.com', headers: { traceparent: 'x' } }, ['/config/headers/traceparent']],
       [{ url: 'https://x.example.com', headers: { 'bad name': 'x' } }, ['/config/headers/bad name']],
       [
         { url: 'https://x.example.com', headers: { 'x-a': 'line\r\nx-b: smuggled' } },

@@ -41,6 +41,10 @@ const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 const TOKEN = /^[\x21-\x7e]+$/;
 /** Headers the adapter sets itself, or that would change how the request travels. */
 const RESERVED_HEADERS = new Set([
+  // Set on every call by the adapter or the egress client (trace context when tracing is on).
+  'user-agent',
+  'traceparent',
+  'tracestate',
   'authorization',
   'content-type',
   'content-length',
