@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../chain/audit-entry.js';
+import { clipText } from '../foundation/text.js';
 
 /** One line of the timeline (contract §6). */
 export interface TimelineEvent {
@@ -28,7 +29,7 @@ export function summarize(entry: AuditEntry): string {
   const risk = field(p, 'riskScore');
   if (typeof risk === 'number') parts.push(`risk ${risk}`);
   const action = field(p, 'proposedAction');
-  if (typeof action === 'string') parts.push(action.length > 80 ? `${action.slice(0, 77)}...` : action);
+  if (typeof action === 'string') parts.push(action.length > 80 ? `${clipText(action, 77)}...` : action);
   const kid = field(p, 'kid');
   if (typeof kid === 'string') parts.push(`kid ${kid}`);
   const reason = field(p, 'reason');

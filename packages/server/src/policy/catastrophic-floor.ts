@@ -7,7 +7,9 @@
  * Scan order: proposedAction first, then args in document order (a key before its value); for each
  * string the patterns in the order listed. The first hit is reported.
  */
+
 import { RE2JS } from 're2js';
+import { clipText } from '../foundation/text.js';
 import { forEachArgsString, formatLocation } from './path.js';
 import { FLOOR_RULE_ID, type MatchedRule } from './rule.js';
 
@@ -61,7 +63,7 @@ function firstHit(text: string): { pattern: string; excerpt: string } | null {
     const found = matcher.find() ? (matcher.group() ?? '') : '';
     return {
       pattern: source,
-      excerpt: found.length > EXCERPT_LENGTH ? `${found.slice(0, EXCERPT_LENGTH)}…` : found,
+      excerpt: found.length > EXCERPT_LENGTH ? `${clipText(found, EXCERPT_LENGTH)}…` : found,
     };
   }
   return null;

@@ -31,6 +31,7 @@
  * - Work is metered (evaluation-budget.ts): when the next piece of work would pass the budget,
  *   evaluation stops and the result says so (`budgetExceeded`); the caller decides DENY.
  */
+import { clipText } from '../foundation/text.js';
 import type {
   BindingName,
   CompiledCondition,
@@ -276,7 +277,7 @@ const EXCERPT_LENGTH = 60;
 
 function excerpt(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
-  return text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
+  return text.length > EXCERPT_LENGTH ? `${clipText(text, EXCERPT_LENGTH)}…` : text;
 }
 
 function expectation(op: Operator, compare: unknown): string {

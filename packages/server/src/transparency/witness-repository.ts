@@ -1,3 +1,4 @@
+import { clipText } from '../foundation/text.js';
 import type { Executor } from '../storage/database.js';
 import type { AuditWitnessesTable } from '../storage/witness-schema.js';
 
@@ -179,7 +180,7 @@ export const witnessRepository = {
       .set({
         attempts: failure.attempts,
         next_attempt_at: failure.nextAttemptAt,
-        last_error: failure.error.slice(0, 500),
+        last_error: clipText(failure.error, 500),
         updated_at: failure.now,
       })
       .where('tenant_id', '=', tenantId)

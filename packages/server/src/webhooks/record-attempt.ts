@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { chainRepository } from '../chain/chain-repository.js';
 import { withoutQuery } from '../egress/egress-client.js';
+import { clipText } from '../foundation/text.js';
 import type { Storage } from '../storage/database.js';
 import { type ClaimedDelivery, deliveryRepository } from './delivery-repository.js';
 import { endpointRepository } from './endpoint-repository.js';
@@ -32,7 +33,8 @@ export async function recordAttempt(
     status: record.status === 'gone' ? 'dead' : record.status,
     attempts: delivery.attempts + 1,
     last_status_code: record.statusCode,
-    last_error: 'error' in record ? record.error.slice(0, 500) : record.status === 'gone' ? 'HTTP 410' : null,
+    last_error:
+      'error' in record ? clipText(record.error, 500) : record.status === 'gone' ? 'HTTP 410' : null,
     next_attempt_at: record.status === 'retrying' ? record.nextAttemptAt : null,
     updated_at: now,
   };

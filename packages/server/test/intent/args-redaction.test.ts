@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { canonicalJson } from '../../src/crypto/canonical-json.js';
+import { clipText } from '../../src/foundation/text.js';
 import { argsPreview } from '../../src/intent/domain/args-redaction.js';
 
 describe('argsPreview: what of args reaches the permanent chain', () => {
@@ -84,5 +87,44 @@ describe('argsPreview: what of args reaches the permanent chain', () => {
     const preview = argsPreview({ text: 'x'.repeat(1_000) }) ?? '';
     assert.equal(preview.length, 256);
     assert.ok(preview.endsWith('…'));
+  });
+
+  test('never cut inside a surrogate pair: the preview has a canonical JSON form (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.nat(20), (text, pad) => {
+        const preview = argsPreview({ t: `${'a'.repeat(pad)}${text}` }) ?? '';
+        assert.ok(preview.length <= 256);
+        assert.ok(preview.isWellFormed(), JSON.stringify(preview));
+        assert.doesNotThrow(() => canonicalJson({ preview }));
+      }),
+      { numRuns: 500 },
+    );
+    // The case a review found: the cut fell between the halves of an emoji.
+    const preview = argsPreview({ t: `${'a'.repeat(248)}😀` }) ?? '';
+    assert.ok(preview.isWellFormed());
+    assert.equal(preview.length, 255);
+  });
+});
+
+describe('clipText', () => {
+  test('the longest prefix of at most the length that does not split a surrogate pair (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 60 }),
+        fc.integer({ min: 1, max: 70 }),
+        (text, length) => {
+          const clipped = clipText(text, length);
+          assert.ok(text.startsWith(clipped));
+          assert.ok(clipped.length <= length);
+          assert.ok(clipped.length >= Math.min(text.length, length - 1));
+          const last = clipped.charCodeAt(clipped.length - 1);
+          if (clipped.length < text.length)
+            assert.ok(!(last >= 0xd800 && last <= 0xdbff), 'no high surrogate last');
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+    assert.equal(clipText('ab😀', 3), 'ab');
+    assert.equal(clipText('ab😀', 4), 'ab😀');
   });
 });

@@ -199,6 +199,17 @@ for (const engine of ENGINES) {
         'secret-looking keys are redacted',
       );
 
+      // Args whose preview cut falls inside an emoji are decided (the preview never ends in half
+      // of a surrogate pair, which has no canonical JSON form), and the floor still matches among emoji.
+      for (const emojiArgs of [{ t: `${'a'.repeat(248)}😀` }, { t: '😀'.repeat(130) }]) {
+        const decided = await submit(intentPayload('merge pull request 4', { args: emojiArgs }));
+        assert.ok([200, 202, 403].includes(decided.statusCode), decided.body);
+      }
+      const floorEmoji = await submit(
+        intentPayload('merge pull request 5', { args: { cmd: `rm -rf / ${'😀'.repeat(200)}` } }),
+      );
+      assert.equal(floorEmoji.statusCode, 202, floorEmoji.body);
+
       // Request input cannot switch it off: a field saying so is refused outright.
       const sneaky = await submit({ ...payload, floor: { enabled: false } });
       assert.equal(sneaky.statusCode, 400);

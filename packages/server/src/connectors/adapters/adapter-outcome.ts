@@ -1,4 +1,5 @@
 import { EgressRefusedError, EgressTimeoutError } from '../../egress/egress-client.js';
+import { clipText } from '../../foundation/text.js';
 
 /**
  * Why an adapter that passed the token check did not complete (contract §8 names `TIMEOUT`):
@@ -63,7 +64,7 @@ export function describeTransportFailure(error: unknown, timeoutMs: number): str
   if (reason === 'TIMEOUT') return `TIMEOUT: no answer within ${timeoutMs} ms`;
   if (root instanceof Error) {
     const code = (root as { code?: unknown }).code;
-    return `${reason}: ${typeof code === 'string' ? `${code} ` : ''}${root.message}`.slice(0, 300);
+    return clipText(`${reason}: ${typeof code === 'string' ? `${code} ` : ''}${root.message}`, 300);
   }
   return reason;
 }
@@ -76,10 +77,10 @@ const MAX_JSON_BODY = 16_384;
  */
 export function answerBody(text: string): unknown {
   if (text === '') return null;
-  if (text.length > MAX_JSON_BODY) return `${text.slice(0, 999)}…`;
+  if (text.length > MAX_JSON_BODY) return `${clipText(text, 999)}…`;
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    return text.length > 1_000 ? `${text.slice(0, 999)}…` : text;
+    return text.length > 1_000 ? `${clipText(text, 999)}…` : text;
   }
 }

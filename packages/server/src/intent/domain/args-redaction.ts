@@ -4,6 +4,8 @@
  * redaction. The rule is documented in docs/decision-loop.md. The console keeps a copy for the
  * intent page (packages/console/src/components/redact.ts), which its tests hold to this one.
  */
+import { clipText } from '../../foundation/text.js';
+
 const PREVIEW_LIMIT = 256;
 /** Keys whose values are redacted (docs/decision-loop.md): `authorization`, not `author`. */
 const SECRET_KEY =
@@ -33,7 +35,7 @@ function redactor(searchLimit: number) {
 export function argsPreview(args: unknown): string | null {
   if (args === undefined) return null;
   const text = JSON.stringify(args, redactor(PREVIEW_LIMIT));
-  return text.length > PREVIEW_LIMIT ? `${text.slice(0, PREVIEW_LIMIT - 1)}…` : text;
+  return text.length > PREVIEW_LIMIT ? `${clipText(text, PREVIEW_LIMIT - 1)}…` : text;
 }
 
 /**
