@@ -7,7 +7,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Progress,
   type ServerNotification,
   type ServerRequest,
@@ -36,7 +35,16 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * with this one, the SDK's own check of `tools/call` runs first and answers -32602 (invalid params),
  * as JSON-RPC names malformed params.
  */
-const AnyToolCall = CallToolRequestSchema.extend({ params: z.unknown() });
+const AnyToolCall = CallToolRequestSchema.extend({ params: z.unknown().optional() });
+
+/**
+ * A JSON-RPC error of the gateway's own: its code, and the message as written. (An `McpError`
+ * carries `MCP error <code>: ` in its message, which the SDK sends on the wire, so an SDK client,
+ * which adds that prefix itself, would show it twice.)
+ */
+function rpcError(code: ErrorCode, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
+}
 
 /** `Actor.id` is at most 200 characters. */
 const ACTOR_ID_LENGTH = 200;
@@ -124,7 +132,7 @@ export function createGatewayServer(deps: GatewayServerDeps): Server {
     const request: CallToolRequest = CallToolRequestSchema.parse(call);
     // Nothing is decided for a client that has not said who it is (the actor is its name).
     if (server.getClientVersion() === undefined) {
-      throw new McpError(ErrorCode.InvalidRequest, 'Send initialize before tools/call');
+      throw rpcError(ErrorCode.InvalidRequest, 'Send initialize before tools/call');
     }
     const started = performance.now();
     const { name } = request.params;
