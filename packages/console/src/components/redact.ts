@@ -6,7 +6,7 @@
  * test holds the two to the same answers.
  */
 const SECRET_KEY =
-  /secret|token|passw(?:or)?d|passphrase|pwd|key|auth(?!or(?!iz))|cookie|credential|session|private|bearer|jwt/i;
+  /secret|token|passw(?:or)?d|passphrase|(?:^|[^a-z])pass$|pwd|key|auth(?!or(?!iz))|cookie|credential|session|private|bearer|jwt/i;
 const SECRET_VALUE =
   /\bbearer\s+[\w.~+/-]{8,}|\bauthorization:\s*\S|service_live_|whsec_|eyJ[\w-]*\.eyJ|-----BEGIN [A-Z ]*PRIVATE KEY|\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[\w-]{10,}|sk-[\w-]{20,})|\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s/:@]{1,256}:[^\s/@]{1,256}@|(?:passw(?:or)?d|pwd|secret|token|api[_-]?key)\s{0,8}[=:]\s{0,8}[^\s&"']/i;
 

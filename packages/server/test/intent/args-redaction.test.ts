@@ -14,6 +14,10 @@ describe('argsPreview: what of args reaches the permanent chain', () => {
       'access_token',
       'password',
       'passwd',
+      'pass',
+      'PASS',
+      'db_pass',
+      'smtp-pass',
       'pwd',
       'passphrase',
       'apiKey',
@@ -80,6 +84,8 @@ describe('argsPreview: what of args reaches the permanent chain', () => {
       count: 3,
     };
     assert.equal(argsPreview(args), JSON.stringify(args));
+    const words = { compass: 'north', passenger: 'p', bypass: 'no' };
+    assert.equal(argsPreview(words), JSON.stringify(words));
     assert.equal(argsPreview(undefined), null);
   });
 

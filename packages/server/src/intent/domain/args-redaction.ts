@@ -9,7 +9,7 @@ import { clipText } from '../../foundation/text.js';
 const PREVIEW_LIMIT = 256;
 /** Keys whose values are redacted (docs/decision-loop.md): `authorization`, not `author`. */
 const SECRET_KEY =
-  /secret|token|passw(?:or)?d|passphrase|pwd|key|auth(?!or(?!iz))|cookie|credential|session|private|bearer|jwt/i;
+  /secret|token|passw(?:or)?d|passphrase|(?:^|[^a-z])pass$|pwd|key|auth(?!or(?!iz))|cookie|credential|session|private|bearer|jwt/i;
 /**
  * Credentials under any key: bearer and authorization headers, service keys, webhook secrets, JWTs,
  * PEM keys, GitHub, AWS, Slack and `sk-` API tokens, URLs with a password (`scheme://user:pass@`)
