@@ -174,7 +174,10 @@ export async function checkAccess(
     throw new AppError('IP_NOT_ALLOWED');
   }
   if (principal.type === 'portal_user' && access.kind === 'tenant' && mfaBlocks(principal.session)) {
-    throw new AppError('MFA_REQUIRED', 'Verify the second factor first (POST /portal/mfa)');
+    throw new AppError(
+      'MFA_REQUIRED',
+      'Verify the second factor first (POST /portal/mfa), or enroll one if you have none yet (POST /portal/mfa/enroll)',
+    );
   }
   if (
     access.kind === 'tenant' &&
