@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type ConsoleBrowser, openBrowser } from './helpers/browser.js';
-import { intentBody, signIn } from './helpers/console-page.js';
-import { type ConsoleServer, startConsoleServer, TENANT } from './helpers/console-server.js';
+import { intentBody, signIn, signOut } from './helpers/console-page.js';
+import { type ConsoleServer, PASSWORD, startConsoleServer, TENANT } from './helpers/console-server.js';
 
 /**
  * Contract §14 in a real browser: a policy version saved (after the server's validation errors are
@@ -243,6 +243,20 @@ describe('administration in the console', () => {
     assert.equal(await page.getByRole('heading', { name: 'Settings: API keys' }).count(), 0);
   });
 
+  it("shows the catastrophic floor's state and who changed it, also after a reload", async () => {
+    await page.goto(`${server.base}/console/settings/tenant`);
+    await page.getByLabel('Agreement version', { exact: true }).fill('2026-01');
+    await page.getByRole('button', { name: 'Disable the floor' }).click();
+    await page.getByRole('button', { name: 'Confirm: Disable the floor' }).click();
+    await page.getByText('It is now disabled.').waitFor();
+    await page.reload();
+    await page.getByText(/Last change: floor\.changed: disabled, by \S+ \(/).waitFor();
+    await page.getByRole('button', { name: 'Enable the floor' }).click();
+    await page.getByText('It is now enabled.').waitFor();
+    await page.reload();
+    await page.getByText(/Last change: floor\.changed: enabled, by \S+ \(/).waitFor();
+  });
+
   it('returns to sign-in with the reason when the session ends elsewhere', async () => {
     await page.getByRole('link', { name: 'Approvals' }).click();
     const sessionId = await page.evaluate(
@@ -255,6 +269,28 @@ describe('administration in the console', () => {
     assert.equal(ended.status, 204);
     // The inbox refreshes every 5 s; its next request finds the session gone.
     await page.getByRole('status').filter({ hasText: 'no longer valid' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
+  it('returns to sign-in after the fifth wrong second-factor code, saying why', async () => {
+    const signOutButton = page.locator('header').getByRole('button', { name: 'Sign out' });
+    await page.getByRole('button', { name: 'Sign in' }).or(signOutButton).waitFor();
+    if (await signOutButton.isVisible()) await signOut(page);
+    await page.getByLabel('Tenant', { exact: true }).fill(TENANT);
+    await page.getByLabel('Email', { exact: true }).fill('admin@demo.test');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Code', { exact: true }).waitFor();
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
+      // Never a current code: the authenticator's codes are six digits from its secret.
+      await page.getByLabel('Code', { exact: true }).fill(attempt % 2 === 0 ? '000000' : '999999');
+      await page.getByRole('button', { name: 'Verify' }).click();
+      if (attempt < 5) await page.getByRole('alert').filter({ hasText: /code/i }).first().waitFor();
+    }
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Too many wrong second-factor codes: the session has ended' })
+      .waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   });
 

@@ -70,6 +70,8 @@ export function endedBecause(reason: string | undefined): string {
       return 'Your session reached its 12-hour limit. Sign in again.';
     case 'local_idle':
       return 'You were signed out after 30 minutes without activity. Sign in again.';
+    case 'invalid_mfa_code':
+      return 'Too many wrong second-factor codes: the session has ended. Sign in again.';
     default:
       return 'Your session is no longer valid (it was ended or has expired). Sign in again.';
   }

@@ -30,6 +30,9 @@ export function summarize(entry: AuditEntry): string {
   if (typeof risk === 'number') parts.push(`risk ${risk}`);
   const action = field(p, 'proposedAction');
   if (typeof action === 'string') parts.push(action.length > 80 ? `${clipText(action, 77)}...` : action);
+  // A switch's new state (the kill switch, the catastrophic floor), so the summary alone says it.
+  const enabled = field(p, 'enabled');
+  if (typeof enabled === 'boolean') parts.push(enabled ? 'enabled' : 'disabled');
   const kid = field(p, 'kid');
   if (typeof kid === 'string') parts.push(`kid ${kid}`);
   const reason = field(p, 'reason');

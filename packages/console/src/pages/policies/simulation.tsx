@@ -263,7 +263,10 @@ function SimulationBody() {
   );
   return (
     <>
-      <p>Replays recent intents against a draft or a stored version: decides, records and mints nothing.</p>
+      <p>
+        Replays recent intents against a draft or a stored version: decides and mints nothing, and records one{' '}
+        <code>policy.simulated</code> audit entry with the counts.
+      </p>
       <Problem error={active.error ?? versions.error} />
       {active.data && versions.data ? (
         <SimulationForm active={active.data} versions={versions.data.versions} />

@@ -117,7 +117,7 @@ function Floor() {
         {result
           ? `It is now ${result.enabled ? 'enabled' : 'disabled'}.`
           : lastChange
-            ? `Last change: ${lastChange.summary} (${formatTime(lastChange.createdAt)}).`
+            ? `Last change: ${lastChange.summary}, by ${lastChange.actorId} (${formatTime(lastChange.createdAt)}).`
             : 'It has never been changed: it is enabled.'}
       </p>
       <TextField
