@@ -78,10 +78,14 @@ describe('administration in the console', () => {
     await page.getByRole('button', { name: 'Confirm: Activate v2' }).click();
     await page.getByRole('heading', { name: 'Active: v2' }).waitFor();
     assert.equal(await activeVersion(), 2);
+    // The focus follows what replaced the confirmation: the message that says what was done.
+    await page.getByRole('status').filter({ hasText: 'Activated v2.' }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Activated v2.');
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
     await page.getByRole('button', { name: 'Confirm: Roll back to v1' }).click();
     await page.getByRole('heading', { name: 'Active: v1' }).waitFor();
     assert.equal(await activeVersion(), 1);
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Rolled back to v1.');
   });
 
   it('evaluates a request in the playground and says why each other rule did not match', async () => {
@@ -159,6 +163,9 @@ describe('administration in the console', () => {
       .getByRole('row', { name: /ci-bot/ })
       .getByText('revoked')
       .waitFor();
+    await page.waitForFunction(() =>
+      document.activeElement?.textContent?.startsWith('Revoked the key "ci-bot"'),
+    );
     assert.equal((await useKey()).status, 401);
   });
 

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import type { Ticket } from '../../api/types.js';
+import { Done, type DoneMessage, doneNow } from '../../components/done.js';
 import { Form, TextArea, TextField } from '../../components/fields.js';
 import { Json, Loading, Page, Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
@@ -73,11 +74,14 @@ export function TicketDetail({ ticketId }: { ticketId: string }) {
     ticketId,
     REFRESH_MS,
   );
+  const [done, setDone] = useState<DoneMessage | null>(null);
   const decide = useAction(async (decision: 'approved' | 'rejected') => {
+    setDone(null);
     await api<Ticket>('POST', `/v1/physical/approvals/${encodeURIComponent(ticketId)}/decide`, {
       body: { decision, operator: operator.trim(), ...(reason.trim() ? { reason: reason.trim() } : {}) },
     });
     await reload();
+    setDone(doneNow(`Recorded: the ticket is ${decision}.`));
   });
   return (
     <Page title={`Physical ticket ${ticketId}`}>
@@ -123,6 +127,7 @@ export function TicketDetail({ ticketId }: { ticketId: string }) {
             </Section>
           ) : null}
           <Problem error={decide.error} title="Your decision was refused" takeFocus />
+          <Done message={done} />
           <p>
             <a href="/console/approvals">Back to the inbox</a>
           </p>

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import type { PolicyVersion, ReviewSetting } from '../../api/types.js';
 import { ConfirmButton } from '../../components/confirm.js';
+import { Done, type DoneMessage, doneNow } from '../../components/done.js';
 import { Checkbox, Form, TextArea } from '../../components/fields.js';
 import { Gate } from '../../components/gate.js';
 import { Json, Page, Section } from '../../components/page.js';
@@ -32,13 +33,17 @@ function History({
   onChanged: () => Promise<void>;
 }) {
   const { can } = useSession();
+  const [done, setDone] = useState<DoneMessage | null>(null);
   const activate = useAction(async (version: number) => {
+    setDone(null);
     await api('POST', `/authority/policy/versions/${version}/activate`);
     await onChanged();
+    setDone(doneNow(version < active.version ? `Rolled back to v${version}.` : `Activated v${version}.`));
   });
   return (
     <Section title="Versions">
       <Problem error={activate.error} title="Activation refused" />
+      <Done message={done} />
       <table>
         <thead>
           <tr>

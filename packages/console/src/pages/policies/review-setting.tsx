@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, tenantId } from '../../api/client.js';
 import type { ReviewSetting } from '../../api/types.js';
 import { ConfirmButton } from '../../components/confirm.js';
+import { Done, type DoneMessage, doneNow } from '../../components/done.js';
 import { Checkbox, SelectField } from '../../components/fields.js';
 import { Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
@@ -43,9 +44,12 @@ function ReviewControls({ review, onChanged }: { review: ReviewSetting; onChange
   const [approvals, setApprovals] = useState(review.approvals);
   const next: ReviewSetting = { required, approvals };
   const unchanged = required === review.required && (!required || approvals === review.approvals);
+  const [done, setDone] = useState<DoneMessage | null>(null);
   const save = useAction(async () => {
+    setDone(null);
     await api('PUT', `/authority/policy-review/${tenantId()}`, { body: { required, approvals } });
     await onChanged();
+    setDone(doneNow(`Saved: ${describeReview({ required, approvals })}`));
   });
   return (
     <>
@@ -71,6 +75,7 @@ function ReviewControls({ review, onChanged }: { review: ReviewSetting; onChange
         onConfirm={() => void save.run()}
       />
       <Problem error={save.error} title="Review setting refused" />
+      <Done message={done} />
     </>
   );
 }

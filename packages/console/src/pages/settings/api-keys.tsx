@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import { ConfirmButton, ShownOnce } from '../../components/confirm.js';
+import { Done, type DoneMessage, doneNow } from '../../components/done.js';
 import { Form, SelectField, TextField } from '../../components/fields.js';
 import { Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
@@ -42,9 +43,12 @@ export function ApiKeys() {
     setName('');
     await keys.reload();
   });
-  const revoke = useAction(async (id: string) => {
+  const [revoked, setRevoked] = useState<DoneMessage | null>(null);
+  const revoke = useAction(async (id: string, name: string) => {
+    setRevoked(null);
     await api('DELETE', `/keys/${encodeURIComponent(id)}`);
     await keys.reload();
+    setRevoked(doneNow(`Revoked the key "${name}": requests with it now fail.`));
   });
   return (
     <>
@@ -63,6 +67,7 @@ export function ApiKeys() {
       </Section>
       <Section title="Keys">
         <Problem error={keys.error ?? revoke.error} />
+        <Done message={revoked} />
         {keys.data ? (
           <table>
             <thead>
@@ -94,7 +99,7 @@ export function ApiKeys() {
                       <ConfirmButton
                         label={`Revoke ${key.name}`}
                         question={`Revoke the key "${key.name}"? Requests with it fail at once.`}
-                        onConfirm={() => void revoke.run(key.id)}
+                        onConfirm={() => void revoke.run(key.id, key.name)}
                       />
                     )}
                   </td>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, tenantId } from '../../api/client.js';
+import { Done, type DoneMessage, doneNow } from '../../components/done.js';
 import { Form, TextField } from '../../components/fields.js';
 import { Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
@@ -52,13 +53,13 @@ export function Thresholds() {
     'thresholds',
   );
   const [form, setForm] = useState<Record<FieldName, string> | null>(null);
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState<DoneMessage | null>(null);
   useEffect(() => {
     if (record.data) setForm(formOf(record.data));
   }, [record.data]);
   const save = useAction(async () => {
     if (!form) return;
-    setSaved(false);
+    setSaved(null);
     const number = (name: FieldName) => Number(form[name]);
     await api('PUT', `/authority/thresholds/${tenantId()}`, {
       body: {
@@ -74,7 +75,7 @@ export function Thresholds() {
         tokenTtlSeconds: number('tokenTtlSeconds'),
       },
     });
-    setSaved(true);
+    setSaved(doneNow('Saved.'));
     await record.reload();
   });
   const writable = can('authority:thresholds:write');
@@ -114,11 +115,7 @@ export function Thresholds() {
         </Form>
       ) : null}
       <Problem error={save.error} title="The thresholds were not saved" />
-      {saved ? (
-        <p class="success" role="status">
-          Saved.
-        </p>
-      ) : null}
+      <Done message={saved} />
     </Section>
   );
 }

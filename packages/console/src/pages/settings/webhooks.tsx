@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import { ConfirmButton, ShownOnce } from '../../components/confirm.js';
+import { Done, type DoneMessage, doneNow } from '../../components/done.js';
 import { Form, TextField } from '../../components/fields.js';
 import { Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
@@ -34,13 +35,17 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
       api<{ deliveries: Delivery[] }>('GET', `/webhooks/${endpoint.id}/deliveries`, { query: { limit: 20 } }),
     endpoint.id,
   );
+  const [done, setDone] = useState<DoneMessage | null>(null);
   const redeliver = useAction(async (deliveryId: string) => {
+    setDone(null);
     await api('POST', `/webhooks/${endpoint.id}/deliveries/${deliveryId}/redeliver`);
     await deliveries.reload();
+    setDone(doneNow('Queued a new delivery of that event: it is sent at once.'));
   });
   return (
     <>
       <Problem error={deliveries.error ?? redeliver.error} />
+      <Done message={done} />
       {deliveries.data && deliveries.data.deliveries.length === 0 ? (
         <p class="muted">No deliveries yet.</p>
       ) : null}
@@ -106,9 +111,14 @@ export function Webhooks() {
     const answer = await api<{ secret: string }>('POST', `/webhooks/${endpoint.id}/rotate-secret`);
     setSecret({ label: `New signing secret of ${endpoint.url}`, value: answer.secret });
   });
-  const remove = useAction(async (id: string) => {
-    await api('DELETE', `/webhooks/${id}`);
+  const [removed, setRemoved] = useState<DoneMessage | null>(null);
+  const remove = useAction(async (endpoint: Endpoint) => {
+    setRemoved(null);
+    await api('DELETE', `/webhooks/${endpoint.id}`);
+    // A secret shown for this endpoint goes with it.
+    setSecret(null);
     await endpoints.reload();
+    setRemoved(doneNow(`Deleted the endpoint ${endpoint.url}: nothing more is sent to it.`));
   });
   return (
     <>
@@ -132,6 +142,7 @@ export function Webhooks() {
       {secret ? <ShownOnce label={secret.label} value={secret.value} /> : null}
       <Section title="Endpoints">
         <Problem error={endpoints.error ?? rotate.error ?? remove.error} />
+        <Done message={removed} />
         {endpoints.data && endpoints.data.webhooks.length === 0 ? (
           <p class="muted">No endpoint yet.</p>
         ) : null}
@@ -158,7 +169,7 @@ export function Webhooks() {
               <ConfirmButton
                 label="Delete endpoint"
                 question={`Delete ${endpoint.url} and its queued deliveries?`}
-                onConfirm={() => void remove.run(endpoint.id)}
+                onConfirm={() => void remove.run(endpoint)}
               />
             </div>
             {open === endpoint.id ? <Deliveries endpoint={endpoint} /> : null}
