@@ -5,7 +5,7 @@ import { effectivePermissions } from '../identity/permissions.js';
 import type { ApiKeyPrincipal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
 import { type ApiKeyRecord, apiKeyRepository } from './api-key-repository.js';
-import { hashApiKey, hasKnownPrefix } from './api-key-secret.js';
+import { API_KEY_PREFIX, hashApiKey, hasKnownPrefix } from './api-key-secret.js';
 
 /** Contract section 2: key look-ups may be cached for at most 5 s. */
 const CACHE_TTL_MS = 5_000;
@@ -17,6 +17,20 @@ export interface Authenticator {
   authenticate(presentedKey: string): Promise<ApiKeyPrincipal>;
   /** Drops a key from the cache at once (called when this process revokes it). */
   forget(keyHash: string): void;
+}
+
+/**
+ * Why a credential is not an API key, for the mistakes people make: the `Bearer ` scheme inside
+ * `x-api-key`, a console session id sent as a key. Never echoes the credential.
+ */
+function unknownPrefixMessage(presented: string): string {
+  if (/^bearer\s/i.test(presented)) {
+    return 'Unrecognized API key prefix: x-api-key takes the key alone, without "Bearer "';
+  }
+  if (presented.startsWith('ps_')) {
+    return 'Unrecognized API key prefix: this is a console session id; send it as x-portal-session-id';
+  }
+  return `Unrecognized API key prefix: an API key starts with ${API_KEY_PREFIX}`;
 }
 
 export function createAuthenticator(
@@ -38,7 +52,9 @@ export function createAuthenticator(
   return {
     async authenticate(presentedKey) {
       if (!hasKnownPrefix(presentedKey)) {
-        throw new AppError('INVALID_API_KEY', undefined, { reason: 'invalid_api_key' });
+        throw new AppError('INVALID_API_KEY', unknownPrefixMessage(presentedKey), {
+          reason: 'invalid_api_key',
+        });
       }
       const keyHash = hashApiKey(presentedKey);
       let key = cache.get(keyHash);

@@ -140,6 +140,25 @@ for (const engine of ENGINES) {
         }
       });
 
+      test('an unknown prefix says what a key looks like, and names the usual mistakes, never the credential', async () => {
+        const key = `service_live_${'a'.repeat(43)}`;
+        const cases: Array<[Record<string, string>, string]> = [
+          [{ 'x-api-key': `Bearer ${key}` }, 'x-api-key takes the key alone, without "Bearer "'],
+          [{ authorization: `Bearer ps_${'b'.repeat(43)}` }, 'send it as x-portal-session-id'],
+          [{ 'x-api-key': `sk_live_${'c'.repeat(43)}` }, 'an API key starts with service_live_'],
+        ];
+        for (const [headers, hint] of cases) {
+          const error = assertError(
+            await get('/tenant', { ...headers, 'x-tenant-id': 'acme' }),
+            401,
+            'INVALID_API_KEY',
+          );
+          assert.ok(error.message.startsWith('Unrecognized API key prefix: '), error.message);
+          assert.ok(error.message.includes(hint), error.message);
+          assert.ok(!/aaaa|bbbb|cccc/.test(error.message), 'the credential is never echoed');
+        }
+      });
+
       test('an unknown well-formed key: 401 UNAUTHORIZED', async () => {
         const error = assertError(
           await get('/tenant', bearer(WELL_FORMED_UNKNOWN_KEY, 'acme')),
