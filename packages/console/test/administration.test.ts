@@ -229,6 +229,19 @@ describe('administration in the console', () => {
     await focused('Revoke keyboard-key');
   });
 
+  it("deletes a webhook endpoint: says so, takes the focus, and clears the endpoint's secret from the page", async () => {
+    await page.goto(`${server.base}/console/settings/webhooks`);
+    await page.getByLabel('Receiver URL', { exact: true }).fill('http://127.0.0.1:9/hook');
+    await page.getByRole('button', { name: 'Register endpoint' }).click();
+    await page.locator('code.secret').waitFor();
+    await page.getByRole('button', { name: 'Delete endpoint' }).click();
+    await page.getByRole('button', { name: 'Confirm: Delete endpoint' }).click();
+    await page.waitForFunction(() =>
+      document.activeElement?.textContent?.startsWith('Deleted the endpoint http://127.0.0.1:9/hook'),
+    );
+    assert.equal(await page.locator('code.secret').count(), 0, 'the deleted endpoint’s secret is gone');
+  });
+
   it("clears a registered connector's configuration (its secrets) from the form", async () => {
     await page.goto(`${server.base}/console/settings/connectors`);
     await page.getByLabel('Connector name').fill('sealed-hook');

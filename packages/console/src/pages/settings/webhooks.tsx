@@ -92,7 +92,7 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
 export function Webhooks() {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState('*');
-  const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
+  const [secret, setSecret] = useState<{ endpointId: string; label: string; value: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const endpoints = useApi(() => api<{ webhooks: Endpoint[] }>('GET', '/webhooks'), 'webhooks');
   const create = useAction(async () => {
@@ -103,20 +103,24 @@ export function Webhooks() {
     const answer = await api<Endpoint & { secret: string }>('POST', '/webhooks', {
       body: { url: url.trim(), events: eventList },
     });
-    setSecret({ label: `Signing secret of ${answer.url}`, value: answer.secret });
+    setSecret({ endpointId: answer.id, label: `Signing secret of ${answer.url}`, value: answer.secret });
     setUrl('');
     await endpoints.reload();
   });
   const rotate = useAction(async (endpoint: Endpoint) => {
     const answer = await api<{ secret: string }>('POST', `/webhooks/${endpoint.id}/rotate-secret`);
-    setSecret({ label: `New signing secret of ${endpoint.url}`, value: answer.secret });
+    setSecret({
+      endpointId: endpoint.id,
+      label: `New signing secret of ${endpoint.url}`,
+      value: answer.secret,
+    });
   });
   const [removed, setRemoved] = useState<DoneMessage | null>(null);
   const remove = useAction(async (endpoint: Endpoint) => {
     setRemoved(null);
     await api('DELETE', `/webhooks/${endpoint.id}`);
     // A secret shown for this endpoint goes with it.
-    setSecret(null);
+    setSecret((shown) => (shown?.endpointId === endpoint.id ? null : shown));
     await endpoints.reload();
     setRemoved(doneNow(`Deleted the endpoint ${endpoint.url}: nothing more is sent to it.`));
   });
