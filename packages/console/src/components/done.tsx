@@ -1,13 +1,27 @@
+import { useState } from 'preact/hooks';
 import { useFocusOnShow } from './focus.js';
+import { useAction } from './use-api.js';
 
-/** What an action did, and when (a new `seq` for each time it is done, so the same text speaks again). */
-export interface DoneMessage {
+/** What an action did, and when (a new `seq` each time, so the same text is announced again). */
+interface DoneMessage {
   text: string;
   seq: number;
 }
 
-/** A {@link DoneMessage} for `text`, numbered by the clock. */
-export const doneNow = (text: string): DoneMessage => ({ text, seq: Date.now() });
+/**
+ * {@link useAction} for an action that says what it recorded: the text it resolves to is `done`
+ * (for {@link Done}); running it again or failing clears the last one. An action that resolves to
+ * nothing (it did nothing) says nothing.
+ */
+export function useRecordedAction<A extends unknown[]>(action: (...args: A) => Promise<string | undefined>) {
+  const [done, setDone] = useState<DoneMessage | null>(null);
+  const recorded = useAction(async (...args: A) => {
+    setDone(null);
+    const text = await action(...args);
+    if (text !== undefined) setDone({ text, seq: Date.now() });
+  });
+  return { ...recorded, done };
+}
 
 /**
  * The message that an action was recorded. It takes the keyboard focus when the control that

@@ -1,8 +1,7 @@
 import { type Static, Type } from 'typebox';
+import { ChainIndex } from './audit.js';
 import { Closed } from './common.js';
 
-/** Indexes: 32-bit in storage, like chain indexes. */
-const Index = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
 /** The size of a tree a proof can be asked of: at least one leaf (contract §15). */
 const Size = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 /** A SHA-256 hash as 64 lower-case hex digits. */
@@ -10,7 +9,7 @@ const HexHash = Type.String({ pattern: '^[0-9a-f]{64}$' });
 
 /** `GET /audit/:tenantId/proof/inclusion` query: 0 ≤ index < treeSize ≤ the chain length (contract §15). */
 export const InclusionProofQuery = Type.Object(
-  { index: Index, treeSize: Size },
+  { index: ChainIndex, treeSize: Size },
   {
     ...Closed,
     description: 'Requires 0 ≤ index < treeSize ≤ the chain length; else 400 naming the parameter',

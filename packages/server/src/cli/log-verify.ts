@@ -70,16 +70,14 @@ export async function logVerify(
       return 1;
     }
     const from = previous.checkpoint;
+    let problem: string | undefined;
     // The empty tree is a prefix of every tree: no proof exists from size 0, none is needed.
-    if (options.proof === undefined && from.size !== 0) {
+    if (from.size === 0) problem = emptyPrefixProblem(from.rootHash);
+    else if (options.proof === undefined) {
       throw new VerifyInputError(
         `--previous of size ${from.size} needs --proof, the consistency proof from it`,
       );
-    }
-    const problem =
-      from.size === 0
-        ? emptyPrefixProblem(from.rootHash)
-        : consistencyProblem(from, checkpoint, readText(options.proof as string, 'consistency proof'));
+    } else problem = consistencyProblem(from, checkpoint, readText(options.proof, 'consistency proof'));
     if (problem !== undefined) {
       out.write(`INVALID history: ${problem}\n`);
       return 1;

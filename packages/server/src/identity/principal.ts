@@ -1,5 +1,8 @@
 import type { Permission, Role } from './permissions.js';
 
+/** How a console session id begins (`ps_` and 43 base64url characters). */
+export const PORTAL_SESSION_PREFIX = 'ps_';
+
 interface PrincipalBase {
   id: string;
   tenantId: string;

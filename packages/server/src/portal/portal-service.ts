@@ -6,7 +6,7 @@ import { AppError } from '../errors/app-error.js';
 import type { Clock } from '../foundation/clock.js';
 import { allowlistAllows } from '../foundation/ip-allowlist.js';
 import { effectivePermissions, isRole, type Role } from '../identity/permissions.js';
-import type { PortalUserPrincipal } from '../identity/principal.js';
+import { PORTAL_SESSION_PREFIX, type PortalUserPrincipal } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
 import type { TenantAccessService } from '../tenancy/tenant-access.js';
 import { dummyPasswordHash, verifyPassword } from './password-hash.js';
@@ -23,7 +23,6 @@ import {
 } from './session-policy.js';
 import { base32Encode, generateTotpSecret, matchTotp, otpauthUri } from './totp.js';
 
-const SESSION_PREFIX = 'ps_';
 /** `ps_` and 32 random bytes in base64url. */
 const SESSION_ID_PATTERN = /^ps_[A-Za-z0-9_-]{43}$/;
 const TOTP_ISSUER = 'Authority Runtime';
@@ -45,7 +44,7 @@ export interface LoginResult {
 /** How stale a session's recorded activity may get before a request writes it again. */
 const SEEN_WRITE_INTERVAL_MS = 60_000;
 const hashSessionId = (sessionId: string): string => createHash('sha256').update(sessionId).digest('hex');
-const newSessionId = (): string => SESSION_PREFIX + randomBytes(32).toString('base64url');
+const newSessionId = (): string => PORTAL_SESSION_PREFIX + randomBytes(32).toString('base64url');
 const totpContext = (tenantId: string, userId: string): string => `portal-totp:${tenantId}:${userId}`;
 
 function invalidSession(reason: string): AppError {

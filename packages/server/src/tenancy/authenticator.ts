@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { AppError } from '../errors/app-error.js';
 import type { Clock } from '../foundation/clock.js';
 import { effectivePermissions } from '../identity/permissions.js';
-import type { ApiKeyPrincipal } from '../identity/principal.js';
+import { type ApiKeyPrincipal, PORTAL_SESSION_PREFIX } from '../identity/principal.js';
 import type { Storage } from '../storage/database.js';
 import { type ApiKeyRecord, apiKeyRepository } from './api-key-repository.js';
 import { API_KEY_PREFIX, hashApiKey, hasKnownPrefix } from './api-key-secret.js';
@@ -27,7 +27,7 @@ function unknownPrefixMessage(presented: string): string {
   if (/^bearer\s/i.test(presented)) {
     return 'Unrecognized API key prefix: x-api-key takes the key alone, without "Bearer "';
   }
-  if (presented.startsWith('ps_')) {
+  if (presented.startsWith(PORTAL_SESSION_PREFIX)) {
     return 'Unrecognized API key prefix: this is a console session id; send it as x-portal-session-id';
   }
   return `Unrecognized API key prefix: an API key starts with ${API_KEY_PREFIX}`;

@@ -29,6 +29,12 @@ def _object(answer: Response) -> dict[str, Any]:
     return answer.body
 
 
+def _key_or_new(idempotency_key: str | None) -> str:
+    """The caller's ``Idempotency-Key`` as given (an empty or malformed one is refused, not
+    replaced), or a fresh random one when there is none."""
+    return str(uuid.uuid4()) if idempotency_key is None else idempotency_key
+
+
 def _path_id(value: str) -> str:
     if not isinstance(value, str) or value == "":
         raise TypeError("an id must be a non-empty string")
@@ -122,7 +128,7 @@ class AuthorityClient:
             "/intent",
             body,
             query={"explain": "true"} if explain else None,
-            idempotency_key=str(uuid.uuid4()) if idempotency_key is None else idempotency_key,
+            idempotency_key=_key_or_new(idempotency_key),
             results=frozenset({403}),
         )
         return Decision.from_response(answer.status, answer.body, answer.request_id)
@@ -169,7 +175,7 @@ class AuthorityClient:
         answer = self._transport.request(
             "POST",
             f"/intent/{_path_id(intent_id)}/token",
-            idempotency_key=str(uuid.uuid4()) if idempotency_key is None else idempotency_key,
+            idempotency_key=_key_or_new(idempotency_key),
         )
         return Decision.from_response(answer.status, answer.body, answer.request_id)
 
@@ -265,7 +271,7 @@ class AuthorityClient:
                 "POST",
                 "/v1/physical/authority-tokens",
                 dict(request),
-                idempotency_key=str(uuid.uuid4()) if idempotency_key is None else idempotency_key,
+                idempotency_key=_key_or_new(idempotency_key),
             )
         except AuthorityApiError as error:
             if error.status in (422, 423) and error.code == "policy_denied":

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import type { Ticket } from '../../api/types.js';
-import { Done, type DoneMessage, doneNow } from '../../components/done.js';
+import { Done, useRecordedAction } from '../../components/done.js';
 import { Form, TextArea, TextField } from '../../components/fields.js';
 import { Json, Loading, Page, Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
 import { formatTime, TimeLeft } from '../../components/time.js';
-import { useAction, useApi } from '../../components/use-api.js';
+import { useApi } from '../../components/use-api.js';
 import { useSession } from '../../session/session-context.js';
 import { goalText, SafetyBadge } from './badges.js';
 import { REFRESH_MS } from './inbox.js';
@@ -74,14 +74,12 @@ export function TicketDetail({ ticketId }: { ticketId: string }) {
     ticketId,
     REFRESH_MS,
   );
-  const [done, setDone] = useState<DoneMessage | null>(null);
-  const decide = useAction(async (decision: 'approved' | 'rejected') => {
-    setDone(null);
+  const decide = useRecordedAction(async (decision: 'approved' | 'rejected') => {
     await api<Ticket>('POST', `/v1/physical/approvals/${encodeURIComponent(ticketId)}/decide`, {
       body: { decision, operator: operator.trim(), ...(reason.trim() ? { reason: reason.trim() } : {}) },
     });
     await reload();
-    setDone(doneNow(`Recorded: the ticket is ${decision}.`));
+    return `Recorded: the ticket is ${decision}.`;
   });
   return (
     <Page title={`Physical ticket ${ticketId}`}>
@@ -127,7 +125,7 @@ export function TicketDetail({ ticketId }: { ticketId: string }) {
             </Section>
           ) : null}
           <Problem error={decide.error} title="Your decision was refused" takeFocus />
-          <Done message={done} />
+          <Done message={decide.done} />
           <p>
             <a href="/console/approvals">Back to the inbox</a>
           </p>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import type { PolicyVersion, ReviewSetting } from '../../api/types.js';
 import { ConfirmButton } from '../../components/confirm.js';
-import { Done, type DoneMessage, doneNow } from '../../components/done.js';
+import { Done, useRecordedAction } from '../../components/done.js';
 import { Checkbox, Form, TextArea } from '../../components/fields.js';
 import { Gate } from '../../components/gate.js';
 import { Json, Page, Section } from '../../components/page.js';
@@ -33,17 +33,15 @@ function History({
   onChanged: () => Promise<void>;
 }) {
   const { can } = useSession();
-  const [done, setDone] = useState<DoneMessage | null>(null);
-  const activate = useAction(async (version: number) => {
-    setDone(null);
+  const activate = useRecordedAction(async (version: number) => {
     await api('POST', `/authority/policy/versions/${version}/activate`);
     await onChanged();
-    setDone(doneNow(version < active.version ? `Rolled back to v${version}.` : `Activated v${version}.`));
+    return version < active.version ? `Rolled back to v${version}.` : `Activated v${version}.`;
   });
   return (
     <Section title="Versions">
       <Problem error={activate.error} title="Activation refused" />
-      <Done message={done} />
+      <Done message={activate.done} />
       <table>
         <thead>
           <tr>

@@ -2,11 +2,10 @@ import { useState } from 'preact/hooks';
 import { api, tenantId } from '../../api/client.js';
 import type { ReviewSetting } from '../../api/types.js';
 import { ConfirmButton } from '../../components/confirm.js';
-import { Done, type DoneMessage, doneNow } from '../../components/done.js';
+import { Done, useRecordedAction } from '../../components/done.js';
 import { Checkbox, SelectField } from '../../components/fields.js';
 import { Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
-import { useAction } from '../../components/use-api.js';
 import { useSession } from '../../session/session-context.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -44,12 +43,10 @@ function ReviewControls({ review, onChanged }: { review: ReviewSetting; onChange
   const [approvals, setApprovals] = useState(review.approvals);
   const next: ReviewSetting = { required, approvals };
   const unchanged = required === review.required && (!required || approvals === review.approvals);
-  const [done, setDone] = useState<DoneMessage | null>(null);
-  const save = useAction(async () => {
-    setDone(null);
+  const save = useRecordedAction(async () => {
     await api('PUT', `/authority/policy-review/${tenantId()}`, { body: { required, approvals } });
     await onChanged();
-    setDone(doneNow(`Saved: ${describeReview({ required, approvals })}`));
+    return `Saved: ${describeReview({ required, approvals })}`;
   });
   return (
     <>
@@ -75,7 +72,7 @@ function ReviewControls({ review, onChanged }: { review: ReviewSetting; onChange
         onConfirm={() => void save.run()}
       />
       <Problem error={save.error} title="Review setting refused" />
-      <Done message={done} />
+      <Done message={save.done} />
     </>
   );
 }

@@ -1,11 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import type { PolicyVersion } from '../../api/types.js';
-import { Done, type DoneMessage, doneNow } from '../../components/done.js';
+import { Done, useRecordedAction } from '../../components/done.js';
 import { Form, TextField } from '../../components/fields.js';
 import { Problem } from '../../components/problem.js';
 import { formatTime } from '../../components/time.js';
-import { useAction } from '../../components/use-api.js';
 import { useSession } from '../../session/session-context.js';
 
 /** A version's reviews, one line each. */
@@ -42,17 +41,13 @@ export function ReviewForm({
 }) {
   const { can, session } = useSession();
   const [comment, setComment] = useState('');
-  const [done, setDone] = useState<DoneMessage | null>(null);
-  const review = useAction(async (decision: 'approve' | 'reject') => {
-    setDone(null);
+  const review = useRecordedAction(async (decision: 'approve' | 'reject') => {
     await api('POST', `/authority/policy/versions/${version.version}/reviews`, {
       body: { decision, comment },
     });
     setComment('');
     await onChanged();
-    setDone(
-      doneNow(`Recorded: you ${decision === 'approve' ? 'approved' : 'rejected'} v${version.version}.`),
-    );
+    return `Recorded: you ${decision === 'approve' ? 'approved' : 'rejected'} v${version.version}.`;
   });
   const reviewable =
     !version.active && version.activatedAt === null && (reviewRequired || version.status !== 'inactive');
@@ -74,7 +69,7 @@ export function ReviewForm({
         </div>
       </Form>
       <Problem error={review.error} title="Review refused" />
-      <Done message={done} />
+      <Done message={review.done} />
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import { ConfirmButton, ShownOnce } from '../../components/confirm.js';
-import { Done, type DoneMessage, doneNow } from '../../components/done.js';
+import { Done, useRecordedAction } from '../../components/done.js';
 import { Form, SelectField, TextField } from '../../components/fields.js';
 import { Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
@@ -43,12 +43,10 @@ export function ApiKeys() {
     setName('');
     await keys.reload();
   });
-  const [revoked, setRevoked] = useState<DoneMessage | null>(null);
-  const revoke = useAction(async (id: string, name: string) => {
-    setRevoked(null);
+  const revoke = useRecordedAction(async (id: string, name: string) => {
     await api('DELETE', `/keys/${encodeURIComponent(id)}`);
     await keys.reload();
-    setRevoked(doneNow(`Revoked the key "${name}": requests with it now fail.`));
+    return `Revoked the key "${name}": requests with it now fail.`;
   });
   return (
     <>
@@ -67,7 +65,7 @@ export function ApiKeys() {
       </Section>
       <Section title="Keys">
         <Problem error={keys.error ?? revoke.error} />
-        <Done message={revoked} />
+        <Done message={revoke.done} />
         {keys.data ? (
           <table>
             <thead>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import { ConfirmButton } from '../../components/confirm.js';
-import { Done, type DoneMessage, doneNow } from '../../components/done.js';
+import { Done, useRecordedAction } from '../../components/done.js';
 import { Checkbox, Form, SelectField, TextArea, TextField } from '../../components/fields.js';
 import { useFocusOnShow } from '../../components/focus.js';
 import { Section } from '../../components/page.js';
@@ -100,17 +100,11 @@ export function Connectors() {
   const { can } = useSession();
   const [results, setResults] = useState<Record<string, TestResult>>({});
   const list = useApi(() => api<{ connectors: Connector[] }>('GET', '/connectors'), 'connectors');
-  const [done, setDone] = useState<DoneMessage | null>(null);
-  const test = useAction(async (id: string, name: string) => {
-    setDone(null);
+  const test = useRecordedAction(async (id: string, name: string) => {
     const result = await api<TestResult>('POST', `/connectors/${id}/test`);
     setResults((previous) => ({ ...previous, [id]: result }));
     await list.reload();
-    setDone(
-      doneNow(
-        `Tested ${name}: ${result.ok ? 'passed' : `failed: ${result.error ?? ''}`} in ${result.latencyMs} ms.`,
-      ),
-    );
+    return `Tested ${name}: ${result.ok ? 'passed' : `failed: ${result.error ?? ''}`} in ${result.latencyMs} ms.`;
   });
   const remove = useAction(async (id: string) => {
     await api('DELETE', `/connectors/${id}`);
@@ -120,7 +114,7 @@ export function Connectors() {
     <>
       <Section title="Connectors">
         <Problem error={list.error ?? test.error ?? remove.error} />
-        <Done message={done} />
+        <Done message={test.done} />
         {list.data && list.data.connectors.length === 0 ? <p class="muted">No connector yet.</p> : null}
         {list.data && list.data.connectors.length > 0 ? (
           <table>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, tenantId } from '../../api/client.js';
 import type { TimelineEvent } from '../../api/types.js';
 import { ConfirmButton } from '../../components/confirm.js';
-import { Done, type DoneMessage, doneNow } from '../../components/done.js';
+import { Done, useRecordedAction } from '../../components/done.js';
 import { Form, TextArea, TextField } from '../../components/fields.js';
 import { Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
@@ -20,15 +20,13 @@ interface Tenant {
 
 function KillSwitch({ tenant, onChanged }: { tenant: Tenant; onChanged: () => Promise<void> }) {
   const [reason, setReason] = useState('');
-  const [done, setDone] = useState<DoneMessage | null>(null);
-  const change = useAction(async (enabled: boolean) => {
-    setDone(null);
+  const change = useRecordedAction(async (enabled: boolean) => {
     await api('PUT', `/authority/kill-switch/${tenantId()}`, {
       body: { enabled, reason: reason.trim() || undefined },
     });
     setReason('');
     await onChanged();
-    setDone(doneNow(`Recorded: the kill switch is now ${enabled ? 'on' : 'off'}.`));
+    return `Recorded: the kill switch is now ${enabled ? 'on' : 'off'}.`;
   });
   const on = tenant.killSwitch.enabled;
   return (
@@ -61,7 +59,7 @@ function KillSwitch({ tenant, onChanged }: { tenant: Tenant; onChanged: () => Pr
         onConfirm={() => void change.run(!on)}
       />
       <Problem error={change.error} />
-      <Done message={done} />
+      <Done message={change.done} />
     </Section>
   );
 }

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, tenantId } from '../../api/client.js';
-import { Done, type DoneMessage, doneNow } from '../../components/done.js';
+import { Done, useRecordedAction } from '../../components/done.js';
 import { Form, TextField } from '../../components/fields.js';
 import { Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
 import { formatTime } from '../../components/time.js';
-import { useAction, useApi } from '../../components/use-api.js';
+import { useApi } from '../../components/use-api.js';
 import { useSession } from '../../session/session-context.js';
 
 interface ThresholdsRecord {
@@ -53,13 +53,11 @@ export function Thresholds() {
     'thresholds',
   );
   const [form, setForm] = useState<Record<FieldName, string> | null>(null);
-  const [saved, setSaved] = useState<DoneMessage | null>(null);
   useEffect(() => {
     if (record.data) setForm(formOf(record.data));
   }, [record.data]);
-  const save = useAction(async () => {
-    if (!form) return;
-    setSaved(null);
+  const save = useRecordedAction(async () => {
+    if (!form) return undefined;
     const number = (name: FieldName) => Number(form[name]);
     await api('PUT', `/authority/thresholds/${tenantId()}`, {
       body: {
@@ -75,8 +73,8 @@ export function Thresholds() {
         tokenTtlSeconds: number('tokenTtlSeconds'),
       },
     });
-    setSaved(doneNow('Saved.'));
     await record.reload();
+    return 'Saved.';
   });
   const writable = can('authority:thresholds:write');
   return (
@@ -115,7 +113,7 @@ export function Thresholds() {
         </Form>
       ) : null}
       <Problem error={save.error} title="The thresholds were not saved" />
-      <Done message={saved} />
+      <Done message={save.done} />
     </Section>
   );
 }

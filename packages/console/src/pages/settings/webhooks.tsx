@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client.js';
 import { ConfirmButton, ShownOnce } from '../../components/confirm.js';
-import { Done, type DoneMessage, doneNow } from '../../components/done.js';
+import { Done, useRecordedAction } from '../../components/done.js';
 import { Form, TextField } from '../../components/fields.js';
 import { Section } from '../../components/page.js';
 import { Problem } from '../../components/problem.js';
@@ -35,17 +35,15 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
       api<{ deliveries: Delivery[] }>('GET', `/webhooks/${endpoint.id}/deliveries`, { query: { limit: 20 } }),
     endpoint.id,
   );
-  const [done, setDone] = useState<DoneMessage | null>(null);
-  const redeliver = useAction(async (deliveryId: string) => {
-    setDone(null);
+  const redeliver = useRecordedAction(async (deliveryId: string) => {
     await api('POST', `/webhooks/${endpoint.id}/deliveries/${deliveryId}/redeliver`);
     await deliveries.reload();
-    setDone(doneNow('Queued a new delivery of that event: it is sent at once.'));
+    return 'Queued a new delivery of that event: it is sent at once.';
   });
   return (
     <>
       <Problem error={deliveries.error ?? redeliver.error} />
-      <Done message={done} />
+      <Done message={redeliver.done} />
       {deliveries.data && deliveries.data.deliveries.length === 0 ? (
         <p class="muted">No deliveries yet.</p>
       ) : null}
@@ -115,14 +113,12 @@ export function Webhooks() {
       value: answer.secret,
     });
   });
-  const [removed, setRemoved] = useState<DoneMessage | null>(null);
-  const remove = useAction(async (endpoint: Endpoint) => {
-    setRemoved(null);
+  const remove = useRecordedAction(async (endpoint: Endpoint) => {
     await api('DELETE', `/webhooks/${endpoint.id}`);
     // A secret shown for this endpoint goes with it.
     setSecret((shown) => (shown?.endpointId === endpoint.id ? null : shown));
     await endpoints.reload();
-    setRemoved(doneNow(`Deleted the endpoint ${endpoint.url}: nothing more is sent to it.`));
+    return `Deleted the endpoint ${endpoint.url}: nothing more is sent to it.`;
   });
   return (
     <>
@@ -146,7 +142,7 @@ export function Webhooks() {
       {secret ? <ShownOnce label={secret.label} value={secret.value} /> : null}
       <Section title="Endpoints">
         <Problem error={endpoints.error ?? rotate.error ?? remove.error} />
-        <Done message={removed} />
+        <Done message={remove.done} />
         {endpoints.data && endpoints.data.webhooks.length === 0 ? (
           <p class="muted">No endpoint yet.</p>
         ) : null}
